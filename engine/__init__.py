@@ -1,0 +1,1 @@
+"""The saz engine: game rules, graph encoding, evaluator and search. Never imports torch."""

@@ -1,0 +1,149 @@
+"""The one game interface that search, trainer, protocols and perft use (OpenSpiel-style).
+
+A `Game` object is a position together with the line of play that led to it: `play` and `undo`
+walk along that line. Moves are point indices `y * width + x` (see `grid.py`); the index
+`width * height` (`pass_move`) is the pass and also the graph's extra node. Colours are
+`BLACK = 1` and `WHITE = -1`, so the opponent of `c` is `-c` and `board * to_move` is the board
+from the side to move's view (+1 own, -1 opponent, 0 empty).
+
+Rules variants are explicit constructor parameters (a frozen rules object per game), never globals.
+Bad input raises a `GameError` subclass (see `errors.py`) and leaves the position unchanged.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar, TypeVar
+
+import numpy as np
+
+from saz.engine.games.grid import Grid
+
+BLACK = 1
+WHITE = -1
+EMPTY = 0
+#: The value `winner()` returns for a drawn game.
+DRAW = 0
+
+COLOR_NAMES = {BLACK: "black", WHITE: "white"}
+
+G = TypeVar("G", bound="Game")
+
+
+class Game(ABC):
+    """A position and its history under one game's rules."""
+
+    #: Registry name: "go", "gomoku", "othello".
+    name: ClassVar[str]
+    #: Names of the node feature planes `encode` writes, in order; the model's input width.
+    feature_names: ClassVar[tuple[str, ...]]
+    #: Bumped whenever the meaning of the features changes; a model card must match it.
+    feature_version: ClassVar[int]
+
+    grid: Grid
+
+    # -- geometry -----------------------------------------------------------------------------
+    @property
+    def width(self) -> int:
+        return self.grid.width
+
+    @property
+    def height(self) -> int:
+        return self.grid.height
+
+    @property
+    def num_points(self) -> int:
+        return self.grid.num_points
+
+    @property
+    def pass_move(self) -> int:
+        """The pass move's index, one past the last point (the graph's extra node)."""
+        return self.grid.num_points
+
+    @property
+    def num_nodes(self) -> int:
+        """Nodes of the position's graph: every point plus the extra node."""
+        return self.grid.num_points + 1
+
+    @classmethod
+    def num_features(cls) -> int:
+        return len(cls.feature_names)
+
+    # -- state --------------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def board(self) -> np.ndarray:
+        """Stones per point as int8 `[num_points]` (BLACK, WHITE, EMPTY). Do not modify."""
+
+    @property
+    @abstractmethod
+    def to_move(self) -> int:
+        """The colour to move (BLACK or WHITE)."""
+
+    @property
+    @abstractmethod
+    def hash(self) -> int:
+        """Zobrist hash of the position, side to move included."""
+
+    @property
+    @abstractmethod
+    def moves(self) -> list[int]:
+        """The moves played so far, oldest first (passes included). Do not modify."""
+
+    # -- rules --------------------------------------------------------------------------------
+    @abstractmethod
+    def legal_moves(self) -> np.ndarray:
+        """The legal moves, ascending, as an int array (empty once the game is over)."""
+
+    @abstractmethod
+    def is_legal(self, move: int) -> bool:
+        """Whether `move` is legal now; never raises for an int."""
+
+    @abstractmethod
+    def play(self, move: int) -> None:
+        """Play `move` for the side to move; IllegalMoveError leaves the position unchanged."""
+
+    @abstractmethod
+    def undo(self) -> None:
+        """Take back the last move; UndoError when there is none."""
+
+    @abstractmethod
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+
+    @abstractmethod
+    def winner(self) -> int | None:
+        """BLACK, WHITE or DRAW once the game is over; None while it goes on."""
+
+    @abstractmethod
+    def encode(self, out: np.ndarray) -> None:
+        """Write the node features `[num_nodes, num_features]` (float32) from the side to move's
+        view into `out`, overwriting every entry: rows 0..num_points-1 are the points, the last row
+        is the extra node."""
+
+    @abstractmethod
+    def copy(self: G) -> G:
+        """An independent copy with the same position and history."""
+
+    # -- conveniences shared by every game ------------------------------------------------------
+    def outcome_for(self, color: int) -> float:
+        """+1 if `color` won, -1 if it lost, 0 for a draw; ValueError while the game goes on."""
+        w = self.winner()
+        if w is None:
+            raise ValueError("the game is not over")
+        return 0.0 if w == DRAW else (1.0 if w == color else -1.0)
+
+    def point(self, x: int, y: int) -> int:
+        """The move index of column x, row y (0-based from the top-left)."""
+        return self.grid.point(x, y)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.width}x{self.height} moves={len(self.moves)}>"
+
+    def __str__(self) -> str:
+        """The board as text, rows from the top: X black, O white, . empty."""
+        chars = {BLACK: "X", WHITE: "O", EMPTY: "."}
+        b = self.board
+        rows = []
+        for y in range(self.height):
+            rows.append(" ".join(chars[int(v)] for v in b[y * self.width:(y + 1) * self.width]))
+        return "\n".join(rows)

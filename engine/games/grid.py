@@ -1,0 +1,89 @@
+"""Board geometry shared by every game and by the graph encoding: point indices and neighbour tables.
+
+A point is `y * width + x` with x the column from the left and y the row from the top. The index
+`width * height` is one past the last point: it is the pass move and the graph's extra node, and the
+neighbour tables use it as padding, so that `board_padded[table]` reads an off-board sentinel.
+Tables are built once per size (cached) and are read-only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+#: The eight directions (dx, dy); the first four are orthogonal.
+DIRECTIONS: tuple[tuple[int, int], ...] = (
+    (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1),
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Grid:
+    """The geometry of a width x height board of points."""
+
+    width: int
+    height: int
+    num_points: int = field(init=False)
+    #: Orthogonal neighbours of each point, as tuples (for Python loops on hot paths).
+    neighbors: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+    #: Orthogonal neighbours as an int64 array [num_points, 4], padded with `num_points`.
+    neighbor_table: np.ndarray = field(init=False, repr=False)
+    #: Directed orthogonal edges as an int64 array [2, E] (source row, target row), both directions.
+    edges: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        w, h = self.width, self.height
+        n = w * h
+        object.__setattr__(self, "num_points", n)
+        table = np.full((n, 4), n, dtype=np.int64)
+        nbrs: list[tuple[int, ...]] = []
+        for p in range(n):
+            x, y = p % w, p // w
+            row = [q for q in self._orthogonal(x, y)]
+            table[p, : len(row)] = row
+            nbrs.append(tuple(row))
+        table.setflags(write=False)
+        object.__setattr__(self, "neighbors", tuple(nbrs))
+        object.__setattr__(self, "neighbor_table", table)
+        src = np.repeat(np.arange(n, dtype=np.int64), 4)
+        dst = table.reshape(-1)
+        keep = dst < n
+        edges = np.stack([src[keep], dst[keep]])
+        edges.setflags(write=False)
+        object.__setattr__(self, "edges", edges)
+
+    def _orthogonal(self, x: int, y: int) -> list[int]:
+        out = []
+        for dx, dy in DIRECTIONS[:4]:
+            nx, ny = x + dx, y + dy
+            if 0 <= nx < self.width and 0 <= ny < self.height:
+                out.append(ny * self.width + nx)
+        return out
+
+    def point(self, x: int, y: int) -> int:
+        """The index of column x, row y (both from the top-left, 0-based)."""
+        return y * self.width + x
+
+    def xy(self, point: int) -> tuple[int, int]:
+        """(x, y) of a point index."""
+        return point % self.width, point // self.width
+
+    def on_board(self, x: int, y: int) -> bool:
+        return 0 <= x < self.width and 0 <= y < self.height
+
+    def ray(self, point: int, dx: int, dy: int) -> list[int]:
+        """The points from `point` (exclusive) in direction (dx, dy) up to the board's edge."""
+        x, y = self.xy(point)
+        out = []
+        x, y = x + dx, y + dy
+        while 0 <= x < self.width and 0 <= y < self.height:
+            out.append(y * self.width + x)
+            x, y = x + dx, y + dy
+        return out
+
+
+@lru_cache(maxsize=None)
+def grid(width: int, height: int) -> Grid:
+    """The cached Grid of one size."""
+    return Grid(width, height)

@@ -1,0 +1,1 @@
+"""PUCT Monte Carlo tree search and the time manager."""

@@ -1,0 +1,1 @@
+"""Trainer, export, match runner and benchmarks (may import torch; the engine never imports this)."""
