@@ -124,6 +124,19 @@ class Game(ABC):
     def copy(self: G) -> G:
         """An independent copy with the same position and history."""
 
+    # -- tactics the rules make exact (the search's depth-1 and depth-2 knowledge) ---------------
+    def winning_moves(self) -> list[int]:
+        """Moves that end the game at once with a win for the side to move, as far as the rules
+        make that cheap to know. The search scores such a position as won without asking the
+        network and plays the move at the root. The default knows none."""
+        return []
+
+    def forced_moves(self) -> list[int] | None:
+        """When the opponent threatens to win on its next move: the moves that stop every such
+        threat (an empty list: none can, the position is lost). None when there is no threat or
+        the game cannot tell cheaply; the search then considers every legal move."""
+        return None
+
     # -- conveniences shared by every game ------------------------------------------------------
     def outcome_for(self, color: int) -> float:
         """+1 if `color` won, -1 if it lost, 0 for a draw; ValueError while the game goes on."""
