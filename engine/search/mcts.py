@@ -1,0 +1,523 @@
+"""Batched PUCT Monte Carlo tree search over any `Game`, evaluated by the GNN.
+
+One iteration collects up to `batch_size` distinct leaves (virtual loss steers each descent away
+from the paths already in flight), evaluates them in one network call, expands them and backs
+their values up. Positions the rules decide (game over, a win the game proves at once, a threat
+that cannot be stopped) are scored exactly and never sent to the network. The tree survives
+between calls: searching a position that extends the previous root by a few moves reuses the
+subtree.
+
+`MCTS` is driven by one thread at a time; `stop()` may be called from any thread and ends the
+running search at the next batch boundary (front-ends use it for pondering and analysis).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from math import sqrt
+from typing import Protocol
+
+import numpy as np
+
+from saz.engine.games.base import Game
+from saz.engine.graph import GraphLayout, layout
+from saz.engine.search.options import SearchOptions
+from saz.engine.search.subgraph import window_masks
+from saz.engine.search.tree import (
+    Node,
+    add_virtual_loss,
+    backup,
+    principal_variation,
+    revert_virtual_loss,
+    select,
+)
+
+
+class PolicyValueNet(Protocol):
+    """What the search needs from an evaluator (`engine.evaluator.Evaluator` is one)."""
+
+    def run(self, x: np.ndarray, layout: GraphLayout,
+            mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@dataclass(frozen=True)
+class SearchLimits:
+    """When a search stops: whichever limit comes first (None = no such limit).
+
+    `visits` counts the root's visits including those reused from the previous move (Leela's
+    `--visits`); `playouts` counts only new ones. `soft_seconds` is the normal budget,
+    `hard_seconds` the most the search may take when the best move is still unstable.
+    With none set, the search runs until `stop()` (pondering, analysis).
+    """
+
+    visits: int | None = None
+    playouts: int | None = None
+    soft_seconds: float | None = None
+    hard_seconds: float | None = None
+    #: Stop as soon as the most visited move can no longer be overtaken within the limits.
+    early_stop: bool = True
+
+
+@dataclass(frozen=True)
+class MoveInfo:
+    """Search statistics of one root move, as analysis front-ends display them."""
+
+    move: int
+    visits: int
+    #: Mean value for the side to move at the root, in [-1, 1].
+    value: float
+    prior: float
+    #: A lower confidence bound of `value` (what Leela/KataGo call lcb).
+    lcb: float
+    pv: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    playouts: int = 0
+    batches: int = 0
+    evaluated: int = 0
+    collisions: int = 0
+    seconds: float = 0.0
+    eval_seconds: float = 0.0
+    nodes: int = 0
+
+    @property
+    def mean_batch(self) -> float:
+        return self.evaluated / self.batches if self.batches else 0.0
+
+    @property
+    def playouts_per_second(self) -> float:
+        return self.playouts / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of one search from the root's side to move's view."""
+
+    best_move: int
+    #: The root's value for the side to move, in [-1, 1].
+    value: float
+    root_visits: int
+    moves: tuple[MoveInfo, ...]
+    stats: SearchStats
+    #: True when the rules decided the move without search (an immediate win, a lone move).
+    decided_by_rules: bool = False
+    num_nodes: int = field(default=0, repr=False)
+
+    def visit_distribution(self) -> np.ndarray:
+        """Visits per node index (pass = the extra node) normalised to sum 1: the policy target."""
+        dist = np.zeros(self.num_nodes, dtype=np.float32)
+        for info in self.moves:
+            dist[info.move] = info.visits
+        total = dist.sum()
+        if total > 0:
+            dist /= total
+        else:
+            dist[self.best_move] = 1.0
+        return dist
+
+
+def choose_move(result: SearchResult, temperature: float, rng: np.random.Generator) -> int:
+    """The move to play: the best one at temperature 0, else sampled with p ~ visits^(1/T)."""
+    if temperature <= 0 or len(result.moves) <= 1:
+        return result.best_move
+    visits = np.array([m.visits for m in result.moves], dtype=np.float64)
+    weights = visits ** (1.0 / temperature)
+    return int(result.moves[int(rng.choice(len(visits), p=weights / weights.sum()))].move)
+
+
+class MCTS:
+    """A reusable search tree bound to one evaluator."""
+
+    def __init__(self, evaluator: PolicyValueNet, options: SearchOptions | None = None) -> None:
+        self.evaluator = evaluator
+        self.options = options or SearchOptions()
+        self.rng = np.random.default_rng(self.options.seed)
+        self.root: Node | None = None
+        self._nodes = 0
+        self._buffers: dict[tuple[int, int], list[np.ndarray]] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._stop = threading.Event()
+        self._running = False
+        self._lock = threading.Lock()
+
+    # -- control ---------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """End the running search at the next batch boundary (no effect when idle)."""
+        with self._lock:
+            if self._running:
+                self._stop.set()
+
+    def reset(self) -> None:
+        """Forget the tree (new game, changed rules)."""
+        self.root = None
+        self._nodes = 0
+
+    # -- search ----------------------------------------------------------------------------------
+    def search(self, game: Game, limits: SearchLimits,
+               on_progress: Callable[[SearchResult], None] | None = None,
+               progress_interval: float = 0.0) -> SearchResult:
+        """Search `game` (left untouched) within `limits`; `on_progress` receives snapshots every
+        `progress_interval` seconds (analysis front-ends)."""
+        if game.is_over():
+            raise ValueError("the game is over: there is no move to search")
+        with self._lock:
+            self._stop.clear()
+            self._running = True
+        try:
+            return self._search(game, limits, on_progress, progress_interval)
+        finally:
+            with self._lock:
+                self._running = False
+                self._stop.clear()
+
+    def _search(self, game: Game, limits: SearchLimits,
+                on_progress: Callable[[SearchResult], None] | None,
+                progress_interval: float) -> SearchResult:
+        start = time.monotonic()
+        root = self._root_for(game)
+        wins = root.game.winning_moves()
+        if wins:
+            return self._decided(root, wins[0], 1.0, start)
+        counters = _Counters()
+        if not root.expanded:
+            add_virtual_loss([root], self.options.virtual_loss)
+            batch = self._encode([[root]], [root])
+            self._finish(batch, self._run(batch), counters)
+        if len(root.moves) == 1:  # type: ignore[arg-type]
+            return self._decided(root, root.moves[0], -root.q(), start)  # type: ignore[index]
+        if self.options.dirichlet_epsilon > 0:
+            self._add_root_noise(root)
+
+        # With pipelining, the network evaluates one batch on a worker thread (onnxruntime
+        # releases the GIL) while this thread descends for the next: Python's tree work hides
+        # behind the network's instead of adding to it.
+        depth = 1 if self.options.pipeline else 0
+        in_flight: deque[tuple[_Batch, Future[_Output] | _Output]] = deque()
+        next_progress = start + progress_interval
+        while not self._stop.is_set():
+            if self._limit_reached(root, limits, counters, time.monotonic() - start):
+                break
+            if self._nodes >= self.options.max_nodes:
+                break
+            batch = self._collect(root, counters)
+            if batch is not None:
+                job = self._executor().submit(self._run, batch) if depth else self._run(batch)
+                in_flight.append((batch, job))
+            if len(in_flight) > depth or (batch is None and in_flight):
+                self._finish_oldest(in_flight, counters)
+            if on_progress is not None and time.monotonic() >= next_progress:
+                on_progress(self._result(root, counters, start))
+                next_progress = time.monotonic() + progress_interval
+        while in_flight:
+            self._finish_oldest(in_flight, counters)
+        return self._result(root, counters, start)
+
+    def _collect(self, root: Node, counters: _Counters) -> _Batch | None:
+        """Descend up to `batch_size` times; back up positions the rules decide at once and
+        gather the new leaves, encoded, for one network call (None when there are none)."""
+        vl = self.options.virtual_loss
+        paths: list[list[Node]] = []
+        leaves: list[Node] = []
+        for _ in range(self.options.batch_size):
+            path, created = self._descend(root, vl)
+            leaf = path[-1]
+            if leaf.terminal is not None:
+                backup(path, leaf.terminal, vl)
+                counters.playouts += 1
+            elif created:
+                paths.append(path)
+                leaves.append(leaf)
+            else:  # the leaf already waits for the network in this or the previous batch
+                revert_virtual_loss(path, vl)
+                counters.collisions += 1
+                break
+        counters.started += len(leaves)
+        return self._encode(paths, leaves) if leaves else None
+
+    def _finish_oldest(self, in_flight: deque[tuple[_Batch, Future[_Output] | _Output]],
+                       counters: _Counters) -> None:
+        batch, job = in_flight.popleft()
+        self._finish(batch, job.result() if isinstance(job, Future) else job, counters)
+
+    def _descend(self, root: Node, vl: int) -> tuple[list[Node], bool]:
+        """Walk from the root to a leaf, leaving virtual loss; True if the leaf is new."""
+        c_puct, fpu_reduction = self.options.c_puct, self.options.fpu_reduction
+        node = root
+        node.n += vl
+        node.w -= vl
+        path = [node]
+        while node.terminal is None and node.moves is not None:
+            i = select(node, c_puct, fpu_reduction)
+            if i < node.tried:
+                node = node.children[i]
+                created = False
+            else:
+                node = self._make_child(node, i)
+                created = True
+            node.n += vl
+            node.w -= vl
+            path.append(node)
+            if created:
+                return path, True
+        return path, False
+
+    def _make_child(self, parent: Node, i: int) -> Node:
+        game = parent.game.copy()
+        game.play(parent.moves[i])  # type: ignore[index]
+        child = Node(game, parent.moves[i], parent.priors[i])  # type: ignore[index]
+        parent.children.append(child)
+        parent.tried += 1
+        self._nodes += 1
+        _decide_by_rules(child)
+        return child
+
+    # -- evaluation ------------------------------------------------------------------------------
+    def _encode(self, paths: list[list[Node]], leaves: list[Node]) -> _Batch:
+        """The network input for `leaves`: each position, then its sub-boards when sampling."""
+        first = leaves[0].game
+        lay = layout(first.width, first.height)
+        sub = self.options.subgraphs
+        k = sub.count if sub.enabled else 0
+        group = 1 + k
+        rows = len(leaves) * group
+        x = self._buffer(lay, first.num_features(), rows)
+        for j, leaf in enumerate(leaves):
+            r = j * group
+            leaf.game.encode(x[r])
+            if k:
+                x[r + 1:r + group] = x[r]
+        mask = self._subgraph_masks(lay, len(leaves), k) if k else None
+        return _Batch(paths, leaves, lay, x, mask, group)
+
+    def _run(self, batch: _Batch) -> _Output:
+        """The network call (on the worker thread when pipelining)."""
+        t0 = time.perf_counter()
+        log_policy, values = self.evaluator.run(batch.x, batch.layout, batch.mask)
+        return log_policy, values, time.perf_counter() - t0
+
+    def _finish(self, batch: _Batch, output: _Output, counters: _Counters) -> None:
+        """Expand the evaluated leaves and back their values up."""
+        log_policy, values, seconds = output
+        vl = self.options.virtual_loss
+        group = batch.group
+        for j, (path, leaf) in enumerate(zip(batch.paths, batch.leaves)):
+            r = j * group
+            self._expand(leaf, log_policy[r], log_policy[r + 1:r + group] if group > 1 else None)
+            backup(path, float(values[r]), vl)
+        self._release(batch.x)
+        counters.eval_seconds += seconds
+        counters.batches += 1
+        counters.evaluated += len(batch.leaves)
+        counters.playouts += len(batch.leaves)
+
+    def _expand(self, node: Node, log_policy: np.ndarray, sub_policies: np.ndarray | None) -> None:
+        forced = node.forced
+        moves = np.asarray(forced, dtype=np.int64) if forced else node.game.legal_moves()
+        priors = _softmax(log_policy[moves])
+        if sub_policies is not None:
+            sub = np.zeros_like(priors)
+            for row in sub_policies:
+                sub += _softmax(row[moves])
+            blend = self.options.subgraphs.blend
+            priors = (1.0 - blend) * priors + blend * (sub / len(sub_policies))
+        order = np.argsort(-priors, kind="stable")
+        node.set_moves(moves[order].tolist(), priors[order].tolist())
+
+    def _buffer(self, lay: GraphLayout, features: int, rows: int) -> np.ndarray:
+        """An input buffer of `rows` rows from a small per-size pool: a batch in flight on the
+        worker thread keeps its buffer until `_release`."""
+        pool = self._buffers.setdefault((lay.num_nodes, features), [])
+        cap = max(rows, self.options.batch_size * (1 + self.options.subgraphs.count))
+        for i, buf in enumerate(pool):
+            if buf.shape[0] >= rows:
+                del pool[i]
+                return buf[:rows]
+        return np.zeros((cap, lay.num_nodes, features), dtype=np.float32)[:rows]
+
+    def _release(self, x: np.ndarray) -> None:
+        base = x.base if x.base is not None else x
+        self._buffers.setdefault((base.shape[1], base.shape[2]), []).append(base)
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="saz-eval")
+        return self._pool
+
+    def _subgraph_masks(self, lay: GraphLayout, leaves: int, k: int) -> np.ndarray:
+        mask = np.ones((leaves * (1 + k), lay.num_nodes), dtype=bool)
+        windows = window_masks(lay.width, lay.height, leaves * k, self.options.subgraphs, self.rng)
+        for j in range(leaves):
+            mask[j * (1 + k) + 1:(j + 1) * (1 + k)] = windows[j * k:(j + 1) * k]
+        return mask
+
+    def _add_root_noise(self, root: Node) -> None:
+        priors = np.asarray(root.priors, dtype=np.float64)
+        alpha = self.options.dirichlet_alpha_scale / len(priors)
+        noise = self.rng.dirichlet(np.full(len(priors), alpha))
+        eps = self.options.dirichlet_epsilon
+        root.reorder_untried(((1.0 - eps) * priors + eps * noise).tolist())
+
+    # -- tree reuse ------------------------------------------------------------------------------
+    def _root_for(self, game: Game) -> Node:
+        """The root for `game`: the matching subtree of the previous tree, or a fresh node."""
+        root = self.root
+        if root is not None and _same_rules(root.game, game):
+            known = root.game.moves
+            moves = game.moves
+            if len(moves) >= len(known) and moves[:len(known)] == known:
+                node: Node | None = root
+                for move in moves[len(known):]:
+                    i = node.child_index(move) if node is not None else -1
+                    node = node.children[i] if i >= 0 else None
+                if node is not None and node.game.hash == game.hash:
+                    node.terminal = None  # a proven loss is still a position to move from
+                    self.root = node
+                    self._nodes = _count(node)
+                    return node
+        self.root = Node(game.copy())
+        self.root.forced = self.root.game.forced_moves()
+        self._nodes = 1
+        return self.root
+
+    # -- stopping --------------------------------------------------------------------------------
+    def _limit_reached(self, root: Node, limits: SearchLimits, counters: _Counters,
+                       elapsed: float) -> bool:
+        if limits.visits is not None and root.n >= limits.visits:
+            return True
+        if limits.playouts is not None and counters.started >= limits.playouts:
+            return True
+        if limits.hard_seconds is not None and elapsed >= limits.hard_seconds:
+            return True
+        if limits.soft_seconds is not None and elapsed >= limits.soft_seconds:
+            if limits.hard_seconds is None or not _unstable(root):
+                return True
+        if limits.early_stop and counters.playouts > 0:
+            return _decided_early(root, limits, counters, elapsed)
+        return False
+
+    # -- results ---------------------------------------------------------------------------------
+    def _decided(self, root: Node, move: int, value: float, start: float) -> SearchResult:
+        stats = SearchStats(seconds=time.monotonic() - start, nodes=self._nodes)
+        info = MoveInfo(move, 0, value, 1.0, value, (move,))
+        return SearchResult(move, value, root.n, (info,), stats, True, root.game.num_nodes)
+
+    def _result(self, root: Node, counters: _Counters, start: float) -> SearchResult:
+        infos = []
+        for child in root.children:
+            if child.n <= 0:
+                continue
+            q = child.q()
+            lcb = q - 1.96 * sqrt(max(1.0 - q * q, 0.01) / child.n)
+            pv = (child.move, *principal_variation(child))
+            infos.append(MoveInfo(child.move, child.n, q, child.prior, lcb, pv))
+        infos.sort(key=lambda m: (m.visits, m.value), reverse=True)
+        best = infos[0].move if infos else root.moves[0]  # type: ignore[index]
+        value = -root.w / root.n if root.n else 0.0
+        stats = counters.freeze(time.monotonic() - start, self._nodes)
+        return SearchResult(best, value, root.n, tuple(infos), stats, False, root.game.num_nodes)
+
+
+#: What one network call returns: log-policy [rows, N], values [rows], seconds inside the call.
+_Output = tuple[np.ndarray, np.ndarray, float]
+
+
+@dataclass
+class _Batch:
+    """Leaves waiting for one network call, with their paths and encoded input."""
+
+    paths: list[list[Node]]
+    leaves: list[Node]
+    layout: GraphLayout
+    x: np.ndarray
+    mask: np.ndarray | None
+    #: Rows per leaf: the position itself, then its sub-boards.
+    group: int
+
+
+@dataclass
+class _Counters:
+    #: Leaves sent to the network (counted when collected, so limits never overshoot a batch).
+    started: int = 0
+    playouts: int = 0
+    batches: int = 0
+    evaluated: int = 0
+    collisions: int = 0
+    eval_seconds: float = 0.0
+
+    def freeze(self, seconds: float, nodes: int) -> SearchStats:
+        return SearchStats(self.playouts, self.batches, self.evaluated, self.collisions,
+                           seconds, self.eval_seconds, nodes)
+
+
+def _decide_by_rules(node: Node) -> None:
+    """Score a new node exactly when the rules settle it (the depth-1 and depth-2 tactics), and
+    note the moves it is forced to."""
+    game = node.game
+    if game.is_over():
+        node.terminal = game.outcome_for(game.to_move)
+    elif game.winning_moves():
+        node.terminal = 1.0
+    else:
+        node.forced = game.forced_moves()
+        if node.forced == []:
+            node.terminal = -1.0
+
+
+def _softmax(log_p: np.ndarray) -> np.ndarray:
+    p = np.exp(log_p - log_p.max())
+    return p / p.sum()
+
+
+def _same_rules(a: Game, b: Game) -> bool:
+    return (type(a) is type(b) and a.grid is b.grid
+            and getattr(a, "rules", None) == getattr(b, "rules", None))
+
+
+def _count(node: Node) -> int:
+    total, stack = 0, [node]
+    while stack:
+        n = stack.pop()
+        total += 1
+        stack.extend(n.children)
+    return total
+
+
+def _top_two(root: Node) -> tuple[Node | None, Node | None]:
+    first = second = None
+    for child in root.children:
+        if first is None or child.n > first.n:
+            first, second = child, first
+        elif second is None or child.n > second.n:
+            second = child
+    return first, second
+
+
+def _unstable(root: Node) -> bool:
+    """The most visited move is not the best valued among well-visited ones: think longer."""
+    first, second = _top_two(root)
+    if first is None or second is None or first.n == 0:
+        return False
+    return second.n >= 0.3 * first.n and second.q() > first.q()
+
+
+def _decided_early(root: Node, limits: SearchLimits, counters: _Counters, elapsed: float) -> bool:
+    """True when the runner-up cannot catch the leader within the remaining visits or time."""
+    first, second = _top_two(root)
+    if first is None:
+        return False
+    lead = first.n - (second.n if second is not None else 0)
+    remaining = float("inf")
+    if limits.visits is not None:
+        remaining = min(remaining, limits.visits - root.n)
+    if limits.playouts is not None:
+        remaining = min(remaining, limits.playouts - counters.playouts)
+    if limits.soft_seconds is not None and elapsed > 0:
+        rate = counters.playouts / elapsed
+        remaining = min(remaining, rate * (limits.soft_seconds - elapsed))
+    return lead > remaining

@@ -1,0 +1,70 @@
+"""Search parameters: one frozen value object that front-ends and the trainer fill in."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SubgraphSampling:
+    """The paper's subgraph-sampled priors: at a new leaf, also evaluate `count` random sub-boards
+    of the position in the same batch and blend their policies into the prior.
+
+    A sub-board is a random axis-aligned window whose side is a fraction in
+    [`min_fraction`, `max_fraction`] of the board's side (at least `min_side` points); the network
+    sees only the window's points and the extra node. The prior becomes
+    `(1 - blend) * full + blend * mean(sub-board policies)`, each sub-board policy being spread
+    over the legal moves it covers.
+    """
+
+    count: int = 0
+    min_fraction: float = 0.5
+    max_fraction: float = 0.8
+    min_side: int = 5
+    blend: float = 0.25
+
+    def __post_init__(self) -> None:
+        if self.count < 0:
+            raise ValueError("subgraph count must be >= 0")
+        if not 0.0 < self.min_fraction <= self.max_fraction <= 1.0:
+            raise ValueError("subgraph fractions must satisfy 0 < min <= max <= 1")
+        if not 0.0 <= self.blend <= 1.0:
+            raise ValueError("subgraph blend must be in [0, 1]")
+
+    @property
+    def enabled(self) -> bool:
+        return self.count > 0 and self.blend > 0.0
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How the PUCT search explores. The defaults are for play; the trainer adds noise."""
+
+    #: Exploration constant of PUCT: Q + c_puct * P * sqrt(N_parent) / (1 + N_child).
+    c_puct: float = 1.5
+    #: First-play urgency: an unvisited child's Q is the parent's Q minus this (Leela-style).
+    fpu_reduction: float = 0.25
+    #: Leaves collected per evaluator call (distinct thanks to virtual loss).
+    batch_size: int = 16
+    #: Evaluate one batch on a worker thread while the next is collected (see mcts.py).
+    pipeline: bool = True
+    #: Virtual visits (each counted as a loss) that a descent leaves on its path until backed up.
+    virtual_loss: int = 1
+    #: Dirichlet noise at the root (AlphaZero self-play): alpha is scaled by the number of legal
+    #: moves as alpha_scale / moves, which keeps noise comparable across board sizes.
+    dirichlet_epsilon: float = 0.0
+    dirichlet_alpha_scale: float = 10.0
+    #: Tree nodes kept at most; the search stops adding when it is reached.
+    max_nodes: int = 2_000_000
+    subgraphs: SubgraphSampling = SubgraphSampling()
+    #: Seed of the search's own random numbers (noise, subgraph windows); None: from the OS.
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        if self.virtual_loss < 0:
+            raise ValueError("virtual_loss must be >= 0")
+        if not 0.0 <= self.dirichlet_epsilon <= 1.0:
+            raise ValueError("dirichlet_epsilon must be in [0, 1]")
+        if self.c_puct <= 0:
+            raise ValueError("c_puct must be > 0")
