@@ -1,0 +1,377 @@
+"""Othello (Reversi) on any even board from 4x4 to 26x26, with Python-int bitboards.
+
+A position is two integers of `width * height` bits, bit `p` standing for point `p = y * width + x`:
+the discs of the side to move (`own`) and of its opponent (`opp`). Python ints are arbitrary
+precision, so the same code serves 4x4 and 26x26, and one shift moves every disc of a bitboard one
+step in a direction at once:
+
+* along a row, `<< 1` / `>> 1`; along a column, `<< width` / `>> width`; along the diagonals,
+  `<< / >> (width + 1)` and `<< / >> (width - 1)`;
+* a shift with a sideways component would carry a disc off one side of the board and back on at
+  the other. A run of discs to flip never contains an edge column, so such shifts walk only
+  through the opponent's discs off the edge columns (`inner` below), which cannot wrap.
+
+Legal moves come from one flood per direction over the whole board (a few shifts, not a loop over
+points); the flips of one move from one walk per direction from its point. The set of legal moves
+is kept as one mask of `width * height + 1` bits whose top bit is the (forced) pass, so that
+legality, the `legal` feature plane and the end of the game all read the same number.
+
+Rules: Black moves first from the four centre discs (White on the centre square's top-left and
+bottom-right: d4 and e5 on 8x8 with a1 at the top-left). A move places a disc that flips at least
+one line of opponent discs. A side that cannot place a disc passes, and only then; the game ends
+when neither side can place a disc, and the side with more discs wins.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import ClassVar
+
+import numpy as np
+
+from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, Game
+from saz.engine.games.errors import (
+    GameError,
+    IllegalMoveError,
+    UndoError,
+    UnsupportedRuleError,
+    UnsupportedSizeError,
+)
+from saz.engine.games.grid import Grid, grid
+from saz.engine.games.zobrist import zobrist_keys
+
+#: Smallest and largest side; GTP's column letters (a..z, Othello keeps 'i') stop at 26.
+MIN_SIZE = 4
+MAX_SIZE = 26
+
+
+@dataclass(frozen=True, eq=False)
+class _Bitboards:
+    """The constants of one board size: masks, shift steps and per-point Zobrist keys."""
+
+    width: int
+    height: int
+    num_points: int = field(init=False)
+    #: Every point of the board.
+    full: int = field(init=False)
+    #: Every point off the first and last column: where a sideways run of discs to flip can lie.
+    inner: int = field(init=False)
+    #: Bytes that hold a bitboard with its pass bit (for `np.unpackbits`).
+    num_bytes: int = field(init=False)
+    #: Zobrist keys per point of a black disc, of a white disc, and of a disc turned over.
+    black_keys: tuple[int, ...] = field(init=False, repr=False)
+    white_keys: tuple[int, ...] = field(init=False, repr=False)
+    flip_keys: tuple[int, ...] = field(init=False, repr=False)
+    #: Zobrist key of White to move.
+    white_to_move_key: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        w, n = self.width, self.width * self.height
+        row_inner = ((1 << (w - 2)) - 1) << 1
+        inner = sum(row_inner << (y * w) for y in range(self.height))
+        black, white, side = zobrist_keys(n)
+        values = {
+            "num_points": n,
+            "full": (1 << n) - 1,
+            "inner": inner,
+            "num_bytes": (n + 1 + 7) // 8,
+            "black_keys": black,
+            "white_keys": white,
+            "flip_keys": tuple(b ^ k for b, k in zip(black, white)),
+            "white_to_move_key": side,
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def keys_of(self, color: int) -> tuple[int, ...]:
+        return self.black_keys if color == BLACK else self.white_keys
+
+    def start(self) -> tuple[int, int]:
+        """(black, white) discs of the start position: White on the centre square's diagonal."""
+        cx, cy, w = self.width // 2, self.height // 2, self.width
+        top_left = (cy - 1) * w + cx - 1
+        bottom_left = cy * w + cx - 1
+        white = (1 << top_left) | (1 << (bottom_left + 1))
+        black = (1 << (top_left + 1)) | (1 << bottom_left)
+        return black, white
+
+    def mobility(self, own: int, opp: int) -> int:
+        """The empty points where the owner of `own` may place a disc, as a mask.
+
+        From every own disc at once, step onto adjacent opponent discs and keep stepping through
+        them: an empty point one step past such a run closes a line, so a disc there flips it.
+        Each loop runs as many times as the longest run of opponent discs in its direction.
+        """
+        empty = self.full ^ (own | opp)
+        side = opp & self.inner
+        moves = 0
+        for step, through in self._axes(opp, side):
+            run = (own << step) & through
+            while run:
+                run <<= step
+                moves |= run & empty
+                run &= through
+            run = (own >> step) & through
+            while run:
+                run >>= step
+                moves |= run & empty
+                run &= through
+        return moves
+
+    def flips(self, point: int, own: int, opp: int) -> int:
+        """The opponent discs a disc of `own`'s owner placed on `point` turns over, as a mask.
+
+        Walks from the point in each direction through opponent discs; the run flips when the walk
+        then lands on an own disc. Zero means the placement is illegal (or the point occupied).
+        """
+        bit = 1 << point
+        side = opp & self.inner
+        flips = 0
+        for step, through in self._axes(opp, side):
+            run, x = 0, bit << step
+            while x & through:
+                run |= x
+                x <<= step
+            if x & own:
+                flips |= run
+            run, x = 0, bit >> step
+            while x & through:
+                run |= x
+                x >>= step
+            if x & own:
+                flips |= run
+        return flips
+
+    def _axes(self, opp: int, side: int) -> tuple[tuple[int, int], ...]:
+        """The four axes as (shift step, discs a run may cross): row, column, both diagonals."""
+        w = self.width
+        return (1, side), (w, opp), (w + 1, side), (w - 1, side)
+
+    def unpack(self, *masks: int) -> np.ndarray:
+        """The bits of each mask as a `[len(masks), num_points + 1]` 0/1 uint8 array."""
+        data = b"".join(m.to_bytes(self.num_bytes, "little") for m in masks)
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little")
+        return bits.reshape(len(masks), -1)[:, : self.num_points + 1]
+
+
+@lru_cache(maxsize=None)
+def _bitboards(width: int, height: int) -> _Bitboards:
+    return _Bitboards(width, height)
+
+
+def _points(mask: int) -> list[int]:
+    """The indices of the set bits of `mask`, ascending (one step per set bit, not per point)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _check_size(width: object, height: object) -> tuple[int, int]:
+    try:
+        w, h = operator.index(width), operator.index(height)  # type: ignore[arg-type]
+    except TypeError:
+        raise UnsupportedSizeError(
+            f"Othello board sides must be integers, got {width!r}x{height!r}") from None
+    for side in (w, h):
+        if side % 2 or not MIN_SIZE <= side <= MAX_SIZE:
+            raise UnsupportedSizeError(
+                f"Othello needs an even board side from {MIN_SIZE} to {MAX_SIZE}, got {w}x{h}")
+    return w, h
+
+
+class Othello(Game):
+    """An Othello position and its history.
+
+    `Othello(8)` is the standard game; `Othello(10, 6)` a 10-wide, 6-high board. Every even side
+    from 4 to 26 is admitted. Beyond the `Game` interface: `disc_count()` and `flips(move)`.
+    """
+
+    name: ClassVar[str] = "othello"
+    feature_names: ClassVar[tuple[str, ...]] = ("own", "opponent", "empty", "legal", "extra")
+    feature_version: ClassVar[int] = 1
+    RULES: ClassVar[tuple[str, ...]] = ("standard",)
+
+    def __init__(self, width: int, height: int | None = None, *, rule: str = "standard") -> None:
+        w, h = _check_size(width, width if height is None else height)
+        if rule not in self.RULES:
+            raise UnsupportedRuleError(
+                f"unknown Othello rule {rule!r}; expected one of {', '.join(self.RULES)}")
+        self.rule = rule
+        self.grid: Grid = grid(w, h)
+        self._bb = _bitboards(w, h)
+        self._set_position(*self._bb.start(), BLACK)
+
+    @classmethod
+    def from_board(cls, board: np.ndarray, to_move: int = BLACK) -> Othello:
+        """A set-up position (no history to undo) from a `[height, width]` array of BLACK, WHITE
+        and EMPTY: for puzzles, tests and GUI set-up; the discs need not be reachable by play."""
+        board = np.asarray(board)
+        if board.ndim != 2:
+            raise GameError(f"from_board needs a [height, width] array, got shape {board.shape}")
+        if not np.isin(board, (BLACK, WHITE, EMPTY)).all():
+            raise GameError("board values must be BLACK (1), WHITE (-1) or EMPTY (0)")
+        if to_move != BLACK and to_move != WHITE:
+            raise GameError(f"to_move must be BLACK (1) or WHITE (-1), got {to_move!r}")
+        height, width = board.shape
+        game = cls(width, height)
+        flat = board.reshape(-1)
+        black = sum(1 << int(p) for p in np.flatnonzero(flat == BLACK))
+        white = sum(1 << int(p) for p in np.flatnonzero(flat == WHITE))
+        game._set_position(black, white, to_move)
+        return game
+
+    def _set_position(self, black: int, white: int, to_move: int) -> None:
+        """Start a history at these discs."""
+        bb = self._bb
+        self._to_move = to_move
+        #: Discs of the side to move and of its opponent.
+        self._own, self._opp = (black, white) if to_move == BLACK else (white, black)
+        self._hash = bb.white_to_move_key if to_move == WHITE else 0
+        for p in _points(black):
+            self._hash ^= bb.black_keys[p]
+        for p in _points(white):
+            self._hash ^= bb.white_keys[p]
+        #: Legal moves of the side to move (bit num_points: the forced pass); None until computed.
+        self._legal: int | None = None
+        self._moves: list[int] = []
+        #: Per move played: (placed disc, flipped discs, legal mask and hash before the move).
+        self._undo: list[tuple[int, int, int | None, int]] = []
+        self._board: np.ndarray | None = None
+
+    # -- state --------------------------------------------------------------------------------
+    @property
+    def board(self) -> np.ndarray:
+        """Discs per point as read-only int8 `[num_points]`, built on demand from the bitboards."""
+        if self._board is None:
+            black, white = self.bitboards()
+            bits = self._bb.unpack(black, white)[:, : self.num_points].astype(np.int8)
+            board = bits[0] - bits[1]
+            board.setflags(write=False)
+            self._board = board
+        return self._board
+
+    @property
+    def to_move(self) -> int:
+        return self._to_move
+
+    @property
+    def hash(self) -> int:
+        return self._hash
+
+    @property
+    def moves(self) -> list[int]:
+        return self._moves
+
+    def bitboards(self) -> tuple[int, int]:
+        """(black, white) discs as masks: bit `p` is set where point `p` holds such a disc."""
+        if self._to_move == BLACK:
+            return self._own, self._opp
+        return self._opp, self._own
+
+    def disc_count(self) -> tuple[int, int]:
+        """(black discs, white discs)."""
+        black, white = self.bitboards()
+        return black.bit_count(), white.bit_count()
+
+    def flips(self, move: int) -> list[int]:
+        """The points that `move` would turn over, ascending; none if it is no legal placement."""
+        move = operator.index(move)
+        if not 0 <= move < self.num_points or (self._own | self._opp) >> move & 1:
+            return []
+        return _points(self._bb.flips(move, self._own, self._opp))
+
+    # -- rules --------------------------------------------------------------------------------
+    def _legal_mask(self) -> int:
+        """Legal moves as a mask of num_points + 1 bits; the top bit is the forced pass."""
+        legal = self._legal
+        if legal is None:
+            legal = self._bb.mobility(self._own, self._opp)
+            if not legal and self._bb.mobility(self._opp, self._own):
+                legal = 1 << self.num_points
+            self._legal = legal
+        return legal
+
+    def legal_moves(self) -> np.ndarray:
+        """The legal moves, ascending, as int64: the placements, or only `pass_move` when the side
+        to move cannot place but its opponent can, or none once the game is over."""
+        return np.array(_points(self._legal_mask()), dtype=np.int64)
+
+    def is_legal(self, move: int) -> bool:
+        move = operator.index(move)
+        return 0 <= move <= self.num_points and bool(self._legal_mask() >> move & 1)
+
+    def play(self, move: int) -> None:
+        move = operator.index(move)
+        n = self.num_points
+        own, opp = self._own, self._opp
+        if move == n:
+            legal = self._legal_mask()
+            if not legal >> n & 1:
+                raise IllegalMoveError(move, "the game is over" if not legal
+                                       else "a pass is legal only when no disc can be placed")
+            placed = flips = 0
+        else:
+            if not 0 <= move < n:
+                raise IllegalMoveError(move, f"off the board (points are 0..{n - 1}, pass is {n})")
+            placed = 1 << move
+            if (own | opp) & placed:
+                raise IllegalMoveError(move, "the point is occupied")
+            flips = self._bb.flips(move, own, opp)
+            if not flips:
+                raise IllegalMoveError(move, "the game is over" if not self._legal_mask()
+                                       else "the disc would flip nothing")
+        self._undo.append((placed, flips, self._legal, self._hash))
+        self._moves.append(move)
+        h = self._hash ^ self._bb.white_to_move_key
+        if placed:
+            h ^= self._bb.keys_of(self._to_move)[move]
+            flip_keys = self._bb.flip_keys
+            for p in _points(flips):
+                h ^= flip_keys[p]
+        self._own, self._opp = opp ^ flips, own | placed | flips
+        self._to_move = -self._to_move
+        self._hash = h
+        self._legal = None
+        self._board = None
+
+    def undo(self) -> None:
+        if not self._undo:
+            raise UndoError("no move to undo")
+        placed, flips, self._legal, self._hash = self._undo.pop()
+        self._moves.pop()
+        # The previous mover owns the opponent discs now, less the disc it placed and the flips.
+        self._own, self._opp = self._opp ^ (placed | flips), self._own | flips
+        self._to_move = -self._to_move
+        self._board = None
+
+    def is_over(self) -> bool:
+        return not self._legal_mask()
+
+    def winner(self) -> int | None:
+        """BLACK or WHITE by disc count (empty points count for nobody), DRAW when equal; None
+        while the game goes on."""
+        if self._legal_mask():
+            return None
+        black, white = self.disc_count()
+        return BLACK if black > white else WHITE if white > black else DRAW
+
+    def encode(self, out: np.ndarray) -> None:
+        """own / opponent / empty / legal per point; the extra row has `legal` for a forced pass
+        and `extra` = 1."""
+        n = self.num_points
+        own, opp = self._own, self._opp
+        planes = self._bb.unpack(own, opp, self._bb.full ^ (own | opp), self._legal_mask())
+        out[:, :4] = planes.T  # the pass bit lands in the extra row; own/opp/empty have none there
+        out[:n, 4] = 0.0
+        out[n, 4] = 1.0
+
+    def copy(self) -> Othello:
+        other = object.__new__(Othello)
+        other.__dict__.update(self.__dict__)
+        other._moves = self._moves.copy()
+        other._undo = self._undo.copy()
+        return other

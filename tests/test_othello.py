@@ -1,0 +1,476 @@
+"""Othello rules: published perft counts, a naive reference on random games, and exact positions."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from saz.engine.games import BLACK, DRAW, WHITE, new_game
+from saz.engine.games.errors import (
+    GameError,
+    IllegalMoveError,
+    UndoError,
+    UnsupportedRuleError,
+    UnsupportedSizeError,
+)
+from saz.engine.games.othello import Othello
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def pt(game: Othello, name: str) -> int:
+    """The move of an Othello coordinate: column letter from the left, row 1 at the top; "pass"."""
+    if name == "pass":
+        return game.pass_move
+    return game.point(LETTERS.index(name[0]), int(name[1:]) - 1)
+
+
+def played(game: Othello, moves: str) -> Othello:
+    for name in moves.split():
+        game.play(pt(game, name))
+    return game
+
+
+def diagram(game: Othello) -> list[str]:
+    return str(game).replace(" ", "").split("\n")
+
+
+def from_diagram(rows: list[str], to_move: int = BLACK) -> Othello:
+    values = {"X": BLACK, "O": WHITE, ".": 0}
+    return Othello.from_board(np.array([[values[c] for c in row] for row in rows]), to_move)
+
+
+def snapshot(game: Othello) -> tuple:
+    """Everything observable about a position, to check that something left it unchanged."""
+    return (game.board.copy().tobytes(), game.to_move, game.hash, list(game.moves),
+            game.legal_moves().tolist(), game.is_over(), game.winner(), game.disc_count())
+
+
+def perft(game: Othello, depth: int) -> int:
+    """Leaf count of the game tree to `depth` plies (passes are plies), bulk-counted at depth 1."""
+    if depth == 1:
+        return len(game.legal_moves())
+    total = 0
+    for move in game.legal_moves():
+        game.play(move)
+        total += perft(game, depth - 1)
+        game.undo()
+    return total
+
+
+class NaiveOthello:
+    """Obviously correct reference rules: every ray walked point by point on a list of rows."""
+
+    DIRECTIONS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
+
+    def __init__(self, width: int, height: int) -> None:
+        self.w, self.h = width, height
+        self.cells = [[0] * width for _ in range(height)]
+        cx, cy = width // 2, height // 2
+        self.cells[cy - 1][cx - 1] = self.cells[cy][cx] = WHITE
+        self.cells[cy - 1][cx] = self.cells[cy][cx - 1] = BLACK
+        self.to_move = BLACK
+        self.history: list[tuple[list[list[int]], int]] = []
+
+    def flips(self, point: int, color: int) -> list[int]:
+        x, y = point % self.w, point // self.w
+        if self.cells[y][x]:
+            return []
+        out = []
+        for dx, dy in self.DIRECTIONS:
+            run, cx, cy = [], x + dx, y + dy
+            while 0 <= cx < self.w and 0 <= cy < self.h and self.cells[cy][cx] == -color:
+                run.append(cy * self.w + cx)
+                cx, cy = cx + dx, cy + dy
+            if run and 0 <= cx < self.w and 0 <= cy < self.h and self.cells[cy][cx] == color:
+                out += run
+        return sorted(out)
+
+    def placements(self, color: int) -> list[int]:
+        return [p for p in range(self.w * self.h) if self.flips(p, color)]
+
+    def legal_moves(self) -> list[int]:
+        own = self.placements(self.to_move)
+        if own:
+            return own
+        return [self.w * self.h] if self.placements(-self.to_move) else []
+
+    def play(self, move: int) -> None:
+        self.history.append(([row[:] for row in self.cells], self.to_move))
+        if move < self.w * self.h:
+            for p in self.flips(move, self.to_move) + [move]:
+                self.cells[p // self.w][p % self.w] = self.to_move
+        self.to_move = -self.to_move
+
+    def undo(self) -> None:
+        self.cells, self.to_move = self.history.pop()
+
+    def board(self) -> list[int]:
+        return [v for row in self.cells for v in row]
+
+    def final_result(self) -> int:
+        score = sum(self.board())
+        return BLACK if score > 0 else WHITE if score < 0 else DRAW
+
+
+def assert_same(game: Othello, ref: NaiveOthello) -> list[int]:
+    """Compare everything observable; return the legal moves."""
+    assert game.board.tolist() == ref.board()
+    assert game.to_move == ref.to_move
+    legal = ref.legal_moves()
+    assert game.legal_moves().tolist() == legal
+    assert game.is_over() == (not legal)
+    assert game.winner() == (None if legal else ref.final_result())
+    for move in legal:
+        if move != game.pass_move:
+            assert game.flips(move) == ref.flips(move, ref.to_move)
+    # The incrementally kept hash equals the one computed from scratch for the same discs.
+    fresh = Othello.from_board(game.board.reshape(game.height, game.width), game.to_move)
+    assert game.hash == fresh.hash
+    return legal
+
+
+# -- move generation ----------------------------------------------------------------------------
+#: Leaf counts from the start position by depth, as published (passes count as plies).
+PUBLISHED_PERFT_8X8 = {
+    1: 4, 2: 12, 3: 56, 4: 244, 5: 1396, 6: 8200, 7: 55092, 8: 390216, 9: 3005288,
+}
+
+
+@pytest.mark.parametrize("depth", range(1, 8))
+def test_perft_8x8_matches_published_counts(depth: int) -> None:
+    assert perft(Othello(8), depth) == PUBLISHED_PERFT_8X8[depth]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("depth", [8, 9])
+def test_perft_8x8_deep(depth: int) -> None:
+    assert perft(Othello(8), depth) == PUBLISHED_PERFT_8X8[depth]
+
+
+@pytest.mark.parametrize("width, height, seed, games", [
+    (4, 4, 1, 100), (6, 6, 2, 30), (8, 8, 3, 10), (10, 10, 4, 3), (8, 4, 5, 30), (4, 6, 6, 30),
+])
+def test_random_games_agree_with_naive_rules(width: int, height: int, seed: int,
+                                             games: int) -> None:
+    """Whole random games (passes and the end included), with a few take-backs on the way."""
+    rng = random.Random(seed)
+    passes = 0
+    for _ in range(games):
+        game, ref = Othello(width, height), NaiveOthello(width, height)
+        legal = assert_same(game, ref)
+        while legal:
+            move = rng.choice(legal)
+            passes += move == game.pass_move
+            game.play(move)
+            ref.play(move)
+            if rng.random() < 0.05:
+                for _ in range(min(rng.randint(1, 3), len(game.moves))):
+                    game.undo()
+                    ref.undo()
+            legal = assert_same(game, ref)
+        with pytest.raises(IllegalMoveError, match="game is over"):
+            game.play(game.pass_move)
+    assert passes > 0  # every size meets forced passes within these games
+
+
+def test_perft_6x6_agrees_with_naive_rules() -> None:
+    def naive_perft(ref: NaiveOthello, depth: int) -> int:
+        if depth == 0:
+            return 1
+        total = 0
+        for move in ref.legal_moves():
+            ref.play(move)
+            total += naive_perft(ref, depth - 1)
+            ref.undo()
+        return total
+
+    assert perft(Othello(6), 5) == naive_perft(NaiveOthello(6, 6), 5)
+
+
+# -- positions ----------------------------------------------------------------------------------
+def test_start_position_8x8() -> None:
+    game = Othello(8)
+    assert diagram(game)[2:6] == ["........", "...OX...", "...XO...", "........"]
+    assert game.board[pt(game, "d4")] == WHITE and game.board[pt(game, "e5")] == WHITE
+    assert game.board[pt(game, "d5")] == BLACK and game.board[pt(game, "e4")] == BLACK
+    assert game.to_move == BLACK
+    assert game.disc_count() == (2, 2)
+    assert game.legal_moves().tolist() == sorted(pt(game, m) for m in ("d3", "c4", "f5", "e6"))
+
+
+@pytest.mark.parametrize("width, height, white", [
+    (6, 6, ("c3", "d4")), (10, 10, ("e5", "f6")), (8, 4, ("d2", "e3")), (4, 26, ("b13", "c14")),
+])
+def test_start_position_other_sizes(width: int, height: int, white: tuple[str, str]) -> None:
+    game = Othello(width, height)
+    assert np.flatnonzero(game.board == WHITE).tolist() == sorted(pt(game, m) for m in white)
+    black = np.flatnonzero(game.board == BLACK).tolist()
+    a, b = (pt(game, m) for m in white)
+    assert black == sorted([a + 1, b - 1])
+    assert game.disc_count() == (2, 2)
+    assert len(game.legal_moves()) == 4
+
+
+def test_play_flips_and_alternates() -> None:
+    game = played(Othello(8), "d3")
+    assert diagram(game)[2:5] == ["...X....", "...XX...", "...XO..."]
+    assert game.to_move == WHITE
+    assert game.disc_count() == (4, 1)
+    assert game.legal_moves().tolist() == sorted(pt(game, m) for m in ("c3", "e3", "c5"))
+
+
+def test_flips_along_all_eight_directions_in_one_move() -> None:
+    game = from_diagram([
+        "X..X..X.",
+        ".O.O.O..",
+        "..OOO...",
+        "XOO.OOOX",
+        "..OOO...",
+        ".O.O.O..",
+        "X..X..X.",
+        "...O....",
+    ])
+    d4 = pt(game, "d4")
+    flipped = ["b2", "d2", "f2", "c3", "d3", "e3", "b4", "c4", "e4", "f4", "g4", "c5", "d5", "e5",
+               "b6", "d6", "f6"]
+    assert game.flips(d4) == sorted(pt(game, m) for m in flipped)
+    game.play(d4)
+    assert diagram(game) == [
+        "X..X..X.",
+        ".X.X.X..",
+        "..XXX...",
+        "XXXXXXXX",
+        "..XXX...",
+        ".X.X.X..",
+        "X..X..X.",
+        "...O....",
+    ]
+    assert game.disc_count() == (26, 1)
+
+
+def test_runs_do_not_wrap_around_the_board_edge() -> None:
+    # In the bit string, h1 -> a2 -> b2 (east), a4 -> h3 -> g3 (west) and h5 -> a7 -> b8
+    # (south-east) are consecutive steps; on the board they are no lines, so Black must pass.
+    game = from_diagram([
+        "........",
+        "OX......",
+        "......XO",
+        "........",
+        "........",
+        "........",
+        "O.......",
+        ".X......",
+    ])
+    for name in ("h1", "a4", "h5"):
+        assert game.flips(pt(game, name)) == []
+    assert game.legal_moves().tolist() == [game.pass_move]
+
+
+def test_forced_pass() -> None:
+    game = played(Othello(4), "b1 c1 d3 a1")
+    assert diagram(game) == ["OOO.", ".XX.", ".XXX", "...."]
+    assert game.to_move == BLACK
+    assert game.legal_moves().tolist() == [game.pass_move]
+    assert game.is_legal(game.pass_move) and not game.is_over() and game.winner() is None
+    before = snapshot(game)
+    with pytest.raises(IllegalMoveError, match="flip nothing"):
+        game.play(pt(game, "d1"))
+    assert snapshot(game) == before
+
+    game.play(game.pass_move)
+    assert game.moves[-1] == game.pass_move
+    assert game.to_move == WHITE
+    assert diagram(game) == ["OOO.", ".XX.", ".XXX", "...."]
+    assert pt(game, "a3") in game.legal_moves().tolist()
+    game.undo()
+    assert snapshot(game) == before
+
+
+def test_pass_is_illegal_while_a_disc_can_be_placed() -> None:
+    game = Othello(8)
+    before = snapshot(game)
+    assert not game.is_legal(game.pass_move)
+    with pytest.raises(IllegalMoveError, match="pass is legal only"):
+        game.play(game.pass_move)
+    assert snapshot(game) == before
+
+
+def test_game_ends_when_neither_side_can_move() -> None:
+    game = played(Othello(4), "b1 c1 d1 a1 a3 pass d4")
+    assert diagram(game) == ["OXXX", ".XX.", "XXX.", "...X"]
+    assert game.is_over()
+    assert game.legal_moves().tolist() == []
+    assert game.disc_count() == (9, 1)
+    assert game.winner() == BLACK
+    assert game.outcome_for(WHITE) == -1.0
+    before = snapshot(game)
+    for move in (pt(game, "a2"), pt(game, "d2"), game.pass_move):
+        assert not game.is_legal(move)
+        with pytest.raises(IllegalMoveError, match="game is over"):
+            game.play(move)
+    assert snapshot(game) == before
+
+
+def test_draw_by_disc_count() -> None:
+    game = played(Othello(4), "b1 c1 d4 a1 d1 c4 d3 a4 b4 a2")
+    assert diagram(game) == ["OOOX", "OOO.", ".XXX", "OXXX"]
+    assert game.is_over()
+    assert game.disc_count() == (7, 7)
+    assert game.winner() == DRAW
+    assert game.outcome_for(BLACK) == 0.0
+
+
+def test_white_wins_on_disc_count_with_empty_points_left() -> None:
+    game = from_diagram(["OOOO", "OOOO", "....", "...X"], to_move=BLACK)
+    assert game.is_over()
+    assert game.winner() == WHITE
+
+
+def test_wipe_out_ends_the_game() -> None:
+    game = from_diagram(["X...", ".X..", "....", "...."], to_move=WHITE)
+    assert game.legal_moves().tolist() == []
+    assert game.winner() == BLACK
+
+
+# -- bad input ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, reason", [
+    ("d4", "occupied"), ("a1", "flip nothing"), ("e3", "flip nothing"), (-1, "off the board"),
+    (65, "off the board"), (10**6, "off the board"), ("pass", "pass is legal only"),
+])
+def test_illegal_moves_leave_the_position_unchanged(name: str | int, reason: str) -> None:
+    game = played(Othello(8), "d3 c3")
+    move = name if isinstance(name, int) else pt(game, name)
+    before = snapshot(game)
+    assert not game.is_legal(move)
+    with pytest.raises(IllegalMoveError, match=reason) as info:
+        game.play(move)
+    assert info.value.move == move
+    assert snapshot(game) == before
+
+
+@pytest.mark.parametrize("width, height", [
+    (3, 3), (5, 5), (2, 2), (0, 0), (28, 28), (8, 7), (4, 2), (-4, -4),
+])
+def test_unsupported_sizes(width: int, height: int) -> None:
+    with pytest.raises(UnsupportedSizeError):
+        Othello(width, height)
+
+
+def test_supported_sizes_and_rules() -> None:
+    assert Othello(26, 4).num_points == 104
+    assert new_game("othello", 6).width == 6
+    with pytest.raises(UnsupportedRuleError, match="standard"):
+        Othello(8, rule="anti")
+
+
+def test_from_board_rejects_bad_positions() -> None:
+    with pytest.raises(UnsupportedSizeError):
+        Othello.from_board(np.zeros((5, 4), dtype=np.int8))
+    with pytest.raises(GameError, match="values"):
+        Othello.from_board(np.full((4, 4), 2))
+    with pytest.raises(GameError, match="to_move"):
+        Othello.from_board(np.zeros((4, 4)), to_move=0)
+    with pytest.raises(GameError, match="height, width"):
+        Othello.from_board(np.zeros(16))
+
+
+# -- history, hashing, copies -------------------------------------------------------------------
+def test_undo_restores_everything() -> None:
+    game = Othello(8)
+    states = [snapshot(game)]
+    for name in "d3 c3 c4 e3 f2 c5".split():
+        game.play(pt(game, name))
+        states.append(snapshot(game))
+    while game.moves:
+        states.pop()
+        game.undo()
+        assert snapshot(game) == states[-1]
+    with pytest.raises(UndoError):
+        game.undo()
+    assert snapshot(game) == states[0]
+
+
+def test_set_up_position_has_no_history() -> None:
+    game = from_diagram(["....", ".OX.", ".XO.", "...."])
+    assert game.moves == []
+    assert game.hash == Othello(4).hash
+    with pytest.raises(UndoError):
+        game.undo()
+
+
+def test_hash_is_equal_by_transposition_and_depends_on_side_to_move() -> None:
+    a = played(Othello(8), "d3 c3 c4 e3")
+    b = played(Othello(8), "c4 c3 d3 e3")
+    assert a.board.tolist() == b.board.tolist() and a.hash == b.hash
+    assert a.hash != played(Othello(8), "d3 c3 c4").hash
+    board = a.board.reshape(8, 8)
+    assert Othello.from_board(board, BLACK).hash == a.hash
+    assert Othello.from_board(board, WHITE).hash != a.hash
+
+
+def test_copy_is_independent() -> None:
+    game = played(Othello(8), "d3 c3")
+    twin = game.copy()
+    before = snapshot(game)
+    twin.play(pt(twin, "c4"))
+    assert snapshot(game) == before
+    game.undo()
+    assert twin.moves == [pt(twin, m) for m in ("d3", "c3", "c4")]
+    twin.undo()
+    twin.undo()
+    assert snapshot(twin) == snapshot(game)
+
+
+def test_board_is_read_only() -> None:
+    game = Othello(8)
+    with pytest.raises(ValueError):
+        game.board[0] = BLACK
+
+
+# -- features -----------------------------------------------------------------------------------
+def planes(game: Othello) -> np.ndarray:
+    out = np.full((game.num_nodes, game.num_features()), 7.0, dtype=np.float32)
+    game.encode(out)
+    return out
+
+
+def expected_planes(own: list[int], opp: list[int], legal: list[int]) -> np.ndarray:
+    """The planes of a 4x4 position with these discs and legal points."""
+    num_points = 16
+    out = np.zeros((num_points + 1, 5), dtype=np.float32)
+    out[own, 0] = 1
+    out[opp, 1] = 1
+    out[:num_points, 2] = 1
+    out[own + opp, 2] = 0
+    out[legal, 3] = 1
+    out[num_points, 4] = 1
+    return out
+
+
+@pytest.mark.parametrize("to_move, own, opp, legal", [
+    (BLACK, [6, 9], [5, 10], [1, 4, 11, 14]),  # b1 a2 d3 c4
+    (WHITE, [5, 10], [6, 9], [2, 7, 8, 13]),  # c1 d2 a3 b4
+])
+def test_encode_start_position(to_move: int, own: list[int], opp: list[int],
+                               legal: list[int]) -> None:
+    start = Othello(4).board.reshape(4, 4)  # white b2 c3, black c2 b3
+    game = Othello.from_board(start, to_move)
+    assert game.feature_names == ("own", "opponent", "empty", "legal", "extra")
+    np.testing.assert_array_equal(planes(game), expected_planes(own, opp, legal))
+
+
+def test_encode_after_a_move() -> None:
+    game = played(Othello(4), "b1")  # flips b2; White's c3 can then take back via a1, c1 or a3
+    expected = expected_planes(own=[10], opp=[1, 5, 6, 9], legal=[0, 2, 8])
+    np.testing.assert_array_equal(planes(game), expected)
+
+
+def test_encode_forced_pass_marks_the_extra_node() -> None:
+    game = played(Othello(4), "b1 c1 d3 a1")
+    out = planes(game)
+    np.testing.assert_array_equal(out[16], [0, 0, 0, 1, 1])
+    assert out[:16, 3].sum() == 0
+    assert out[:16, 0].sum() == 5 and out[:16, 1].sum() == 3
