@@ -15,6 +15,7 @@ from saz.engine.games.errors import (
     UnsupportedSizeError,
 )
 from saz.engine.games.othello import Othello
+from saz.engine.perft import perft
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -37,27 +38,14 @@ def diagram(game: Othello) -> list[str]:
     return str(game).replace(" ", "").split("\n")
 
 
-def from_diagram(rows: list[str], to_move: int = BLACK) -> Othello:
-    values = {"X": BLACK, "O": WHITE, ".": 0}
-    return Othello.from_board(np.array([[values[c] for c in row] for row in rows]), to_move)
+def from_rows(rows: list[str], to_move: int = BLACK) -> Othello:
+    return Othello.from_diagram("\n".join(rows), to_move=to_move)
 
 
 def snapshot(game: Othello) -> tuple:
     """Everything observable about a position, to check that something left it unchanged."""
     return (game.board.copy().tobytes(), game.to_move, game.hash, list(game.moves),
             game.legal_moves().tolist(), game.is_over(), game.winner(), game.disc_count())
-
-
-def perft(game: Othello, depth: int) -> int:
-    """Leaf count of the game tree to `depth` plies (passes are plies), bulk-counted at depth 1."""
-    if depth == 1:
-        return len(game.legal_moves())
-    total = 0
-    for move in game.legal_moves():
-        game.play(move)
-        total += perft(game, depth - 1)
-        game.undo()
-    return total
 
 
 class NaiveOthello:
@@ -127,7 +115,7 @@ def assert_same(game: Othello, ref: NaiveOthello) -> list[int]:
         if move != game.pass_move:
             assert game.flips(move) == ref.flips(move, ref.to_move)
     # The incrementally kept hash equals the one computed from scratch for the same discs.
-    fresh = Othello.from_board(game.board.reshape(game.height, game.width), game.to_move)
+    fresh = Othello.from_diagram(str(game), to_move=game.to_move)
     assert game.hash == fresh.hash
     return legal
 
@@ -223,7 +211,7 @@ def test_play_flips_and_alternates() -> None:
 
 
 def test_flips_along_all_eight_directions_in_one_move() -> None:
-    game = from_diagram([
+    game = from_rows([
         "X..X..X.",
         ".O.O.O..",
         "..OOO...",
@@ -254,7 +242,7 @@ def test_flips_along_all_eight_directions_in_one_move() -> None:
 def test_runs_do_not_wrap_around_the_board_edge() -> None:
     # In the bit string, h1 -> a2 -> b2 (east), a4 -> h3 -> g3 (west) and h5 -> a7 -> b8
     # (south-east) are consecutive steps; on the board they are no lines, so Black must pass.
-    game = from_diagram([
+    game = from_rows([
         "........",
         "OX......",
         "......XO",
@@ -324,13 +312,13 @@ def test_draw_by_disc_count() -> None:
 
 
 def test_white_wins_on_disc_count_with_empty_points_left() -> None:
-    game = from_diagram(["OOOO", "OOOO", "....", "...X"], to_move=BLACK)
+    game = from_rows(["OOOO", "OOOO", "....", "...X"], to_move=BLACK)
     assert game.is_over()
     assert game.winner() == WHITE
 
 
 def test_wipe_out_ends_the_game() -> None:
-    game = from_diagram(["X...", ".X..", "....", "...."], to_move=WHITE)
+    game = from_rows(["X...", ".X..", "....", "...."], to_move=WHITE)
     assert game.legal_moves().tolist() == []
     assert game.winner() == BLACK
 
@@ -366,15 +354,15 @@ def test_supported_sizes_and_rules() -> None:
         Othello(8, rule="anti")
 
 
-def test_from_board_rejects_bad_positions() -> None:
+def test_from_diagram_rejects_bad_diagrams() -> None:
     with pytest.raises(UnsupportedSizeError):
-        Othello.from_board(np.zeros((5, 4), dtype=np.int8))
-    with pytest.raises(GameError, match="values"):
-        Othello.from_board(np.full((4, 4), 2))
+        from_rows(["....", "....", "...."])
+    with pytest.raises(GameError, match="unknown diagram characters '#'"):
+        from_rows(["....", ".#..", "....", "...."])
+    with pytest.raises(GameError, match="equal length"):
+        from_rows(["....", "...", "....", "...."])
     with pytest.raises(GameError, match="to_move"):
-        Othello.from_board(np.zeros((4, 4)), to_move=0)
-    with pytest.raises(GameError, match="height, width"):
-        Othello.from_board(np.zeros(16))
+        from_rows(["...."] * 4, to_move=0)
 
 
 # -- history, hashing, copies -------------------------------------------------------------------
@@ -394,7 +382,7 @@ def test_undo_restores_everything() -> None:
 
 
 def test_set_up_position_has_no_history() -> None:
-    game = from_diagram(["....", ".OX.", ".XO.", "...."])
+    game = from_rows(["....", ".OX.", ".XO.", "...."])
     assert game.moves == []
     assert game.hash == Othello(4).hash
     with pytest.raises(UndoError):
@@ -406,9 +394,8 @@ def test_hash_is_equal_by_transposition_and_depends_on_side_to_move() -> None:
     b = played(Othello(8), "c4 c3 d3 e3")
     assert a.board.tolist() == b.board.tolist() and a.hash == b.hash
     assert a.hash != played(Othello(8), "d3 c3 c4").hash
-    board = a.board.reshape(8, 8)
-    assert Othello.from_board(board, BLACK).hash == a.hash
-    assert Othello.from_board(board, WHITE).hash != a.hash
+    assert Othello.from_diagram(str(a), to_move=BLACK).hash == a.hash
+    assert Othello.from_diagram(str(a), to_move=WHITE).hash != a.hash
 
 
 def test_copy_is_independent() -> None:
@@ -456,8 +443,7 @@ def expected_planes(own: list[int], opp: list[int], legal: list[int]) -> np.ndar
 ])
 def test_encode_start_position(to_move: int, own: list[int], opp: list[int],
                                legal: list[int]) -> None:
-    start = Othello(4).board.reshape(4, 4)  # white b2 c3, black c2 b3
-    game = Othello.from_board(start, to_move)
+    game = Othello.from_diagram(str(Othello(4)), to_move=to_move)  # white b2 c3, black c2 b3
     assert game.feature_names == ("own", "opponent", "empty", "legal", "extra")
     np.testing.assert_array_equal(planes(game), expected_planes(own, opp, legal))
 

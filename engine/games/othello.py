@@ -30,7 +30,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, Game
+from saz.engine.games.base import BLACK, DRAW, WHITE, Game
+from saz.engine.games.bitboard import mask_of, points_of
 from saz.engine.games.errors import (
     GameError,
     IllegalMoveError,
@@ -68,8 +69,7 @@ class _Bitboards:
 
     def __post_init__(self) -> None:
         w, n = self.width, self.width * self.height
-        row_inner = ((1 << (w - 2)) - 1) << 1
-        inner = sum(row_inner << (y * w) for y in range(self.height))
+        inner = mask_of(p for p in range(n) if 0 < p % w < w - 1)
         black, white, side = zobrist_keys(n)
         values = {
             "num_points": n,
@@ -160,16 +160,6 @@ def _bitboards(width: int, height: int) -> _Bitboards:
     return _Bitboards(width, height)
 
 
-def _points(mask: int) -> list[int]:
-    """The indices of the set bits of `mask`, ascending (one step per set bit, not per point)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def _check_size(width: object, height: object) -> tuple[int, int]:
     try:
         w, h = operator.index(width), operator.index(height)  # type: ignore[arg-type]
@@ -200,27 +190,31 @@ class Othello(Game):
         if rule not in self.RULES:
             raise UnsupportedRuleError(
                 f"unknown Othello rule {rule!r}; expected one of {', '.join(self.RULES)}")
-        self.rule = rule
+        #: The rule set's name (Othello has one); the search compares it to reuse trees.
+        self.rules = rule
         self.grid: Grid = grid(w, h)
         self._bb = _bitboards(w, h)
         self._set_position(*self._bb.start(), BLACK)
 
     @classmethod
-    def from_board(cls, board: np.ndarray, to_move: int = BLACK) -> Othello:
-        """A set-up position (no history to undo) from a `[height, width]` array of BLACK, WHITE
-        and EMPTY: for puzzles, tests and GUI set-up; the discs need not be reachable by play."""
-        board = np.asarray(board)
-        if board.ndim != 2:
-            raise GameError(f"from_board needs a [height, width] array, got shape {board.shape}")
-        if not np.isin(board, (BLACK, WHITE, EMPTY)).all():
-            raise GameError("board values must be BLACK (1), WHITE (-1) or EMPTY (0)")
+    def from_diagram(cls, diagram: str, *, to_move: int = BLACK) -> Othello:
+        """A game starting from a text diagram in the format of `str(game)`: one line per row
+        from the top, `X` black, `O` white, `.` empty, spaces ignored. The discs are the start
+        of the history (`undo` stops there) and need not be reachable by play: for puzzles,
+        tests and GUI set-up. GameError on a malformed diagram."""
+        rows = [line.replace(" ", "") for line in diagram.strip().splitlines()]
+        rows = [row for row in rows if row]
+        if not rows or any(len(row) != len(rows[0]) for row in rows):
+            raise GameError("a diagram needs rows of equal length")
+        unknown = set("".join(rows)) - set("XO.")
+        if unknown:
+            raise GameError(f"unknown diagram characters {''.join(sorted(unknown))!r}; use X O .")
         if to_move != BLACK and to_move != WHITE:
             raise GameError(f"to_move must be BLACK (1) or WHITE (-1), got {to_move!r}")
-        height, width = board.shape
-        game = cls(width, height)
-        flat = board.reshape(-1)
-        black = sum(1 << int(p) for p in np.flatnonzero(flat == BLACK))
-        white = sum(1 << int(p) for p in np.flatnonzero(flat == WHITE))
+        game = cls(len(rows[0]), len(rows))
+        text = "".join(rows)
+        black = mask_of(p for p, char in enumerate(text) if char == "X")
+        white = mask_of(p for p, char in enumerate(text) if char == "O")
         game._set_position(black, white, to_move)
         return game
 
@@ -231,9 +225,9 @@ class Othello(Game):
         #: Discs of the side to move and of its opponent.
         self._own, self._opp = (black, white) if to_move == BLACK else (white, black)
         self._hash = bb.white_to_move_key if to_move == WHITE else 0
-        for p in _points(black):
+        for p in points_of(black):
             self._hash ^= bb.black_keys[p]
-        for p in _points(white):
+        for p in points_of(white):
             self._hash ^= bb.white_keys[p]
         #: Legal moves of the side to move (bit num_points: the forced pass); None until computed.
         self._legal: int | None = None
@@ -282,7 +276,7 @@ class Othello(Game):
         move = operator.index(move)
         if not 0 <= move < self.num_points or (self._own | self._opp) >> move & 1:
             return []
-        return _points(self._bb.flips(move, self._own, self._opp))
+        return points_of(self._bb.flips(move, self._own, self._opp))
 
     # -- rules --------------------------------------------------------------------------------
     def _legal_mask(self) -> int:
@@ -298,7 +292,7 @@ class Othello(Game):
     def legal_moves(self) -> np.ndarray:
         """The legal moves, ascending, as int64: the placements, or only `pass_move` when the side
         to move cannot place but its opponent can, or none once the game is over."""
-        return np.array(_points(self._legal_mask()), dtype=np.int64)
+        return np.array(points_of(self._legal_mask()), dtype=np.int64)
 
     def is_legal(self, move: int) -> bool:
         move = operator.index(move)
@@ -330,7 +324,7 @@ class Othello(Game):
         if placed:
             h ^= self._bb.keys_of(self._to_move)[move]
             flip_keys = self._bb.flip_keys
-            for p in _points(flips):
+            for p in points_of(flips):
                 h ^= flip_keys[p]
         self._own, self._opp = opp ^ flips, own | placed | flips
         self._to_move = -self._to_move
