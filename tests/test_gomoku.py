@@ -1,0 +1,344 @@
+"""Gomoku rules: fives in every direction and at the edges, overlines under both rules, draws,
+bad input, history, features, and the tactics helpers against a naive line count."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from saz.engine.games import BLACK, DRAW, WHITE, new_game
+from saz.engine.games.errors import (
+    IllegalMoveError,
+    UndoError,
+    UnsupportedRuleError,
+    UnsupportedSizeError,
+)
+from saz.engine.games.gomoku import EXACT_FIVE, FREESTYLE, Gomoku
+from saz.engine.perft import perft
+
+Point = tuple[int, int]
+#: Four white stones on 15x15, spread along row 7 so that they never make a line of their own.
+WHITE_ELSEWHERE = [(1, 7), (3, 7), (5, 7), (7, 7)]
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def play_stones(game: Gomoku, black: list[Point], white: list[Point]) -> Gomoku:
+    """Alternate black[0], white[0], black[1], ... (Black first), as (x, y) points."""
+    assert len(black) - 1 <= len(white) <= len(black)
+    for i, (x, y) in enumerate(black):
+        game.play(game.point(x, y))
+        if i < len(white):
+            game.play(game.point(*white[i]))
+    return game
+
+
+def snapshot(game: Gomoku) -> tuple:
+    """Everything observable about a position, to check that something left it unchanged."""
+    return (game.board.tobytes(), game.to_move, game.hash, list(game.moves),
+            game.legal_moves().tolist(), game.is_over(), game.winner(), game.winning_line())
+
+
+def naive_wins(game: Gomoku, move: int, color: int) -> bool:
+    """Count the whole run through `move` in each direction on a copy of the board as rows."""
+    w, h = game.width, game.height
+    rows = game.board.reshape(h, w).tolist()
+    x0, y0 = move % w, move // w
+    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        length = 1
+        for sign in (1, -1):
+            x, y = x0 + sign * dx, y0 + sign * dy
+            while 0 <= x < w and 0 <= y < h and rows[y][x] == color:
+                length += 1
+                x, y = x + sign * dx, y + sign * dy
+        if length == 5 or (length > 5 and game.rules is FREESTYLE):
+            return True
+    return False
+
+
+# -- winning lines ------------------------------------------------------------------------------
+@pytest.mark.parametrize("five", [
+    [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0)],  # top row from the top-left corner
+    [(14, 10), (14, 11), (14, 12), (14, 13), (14, 14)],  # right column into the bottom-right corner
+    [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)],  # main diagonal from the top-left corner
+    [(14, 0), (13, 1), (12, 2), (11, 3), (10, 4)],  # anti-diagonal from the top-right corner
+    [(4, 10), (3, 11), (2, 12), (1, 13), (0, 14)],  # anti-diagonal into the bottom-left corner
+    [(10, 14), (11, 14), (12, 14), (13, 14), (14, 14)],  # bottom row into the bottom-right corner
+])
+@pytest.mark.parametrize("rule", ["freestyle", "exact-five"])
+def test_five_in_each_direction_at_the_edges_wins(five: list[Point], rule: str) -> None:
+    game = play_stones(Gomoku(15, rule=rule), five[:4], WHITE_ELSEWHERE)
+    last = game.point(*five[4])
+    assert game.winner() is None and not game.is_over()
+    assert last in game.winning_moves()
+    game.play(last)
+    assert game.is_over()
+    assert game.winner() == BLACK
+    assert game.outcome_for(BLACK) == 1.0
+    assert game.winning_line() == sorted(game.point(x, y) for x, y in five)
+    assert game.legal_moves().tolist() == []
+
+
+def test_five_on_the_smallest_board_corner_to_corner() -> None:
+    game = play_stones(Gomoku(5), [(4, 0), (3, 1), (2, 2), (1, 3), (0, 4)],
+                       [(0, 0), (1, 0), (0, 1), (4, 4)])
+    assert game.winner() == BLACK
+    assert game.winning_line() == [4, 8, 12, 16, 20]
+
+
+def test_white_wins_too() -> None:
+    game = play_stones(Gomoku(15), [(0, 0), (9, 9), (0, 2), (9, 11), (0, 4)],
+                       [(5, 5), (6, 5), (7, 5), (8, 5), (9, 5)])
+    assert game.winner() == WHITE
+    assert game.outcome_for(BLACK) == -1.0
+    assert game.winning_line() == [game.point(x, 5) for x in range(5, 10)]
+
+
+def test_four_in_a_row_does_not_win() -> None:
+    game = play_stones(Gomoku(15), [(5, 5), (6, 5), (7, 5), (8, 5)], WHITE_ELSEWHERE[:3])
+    assert game.winner() is None and not game.is_over()
+    assert game.winning_line() is None
+    assert game.to_move == WHITE
+    assert len(game.legal_moves()) == 225 - 7
+
+
+def test_filling_the_gap_wins_with_the_last_stone_in_the_middle() -> None:
+    game = play_stones(Gomoku(15), [(3, 9), (4, 9), (6, 9), (7, 9), (5, 9)], WHITE_ELSEWHERE)
+    assert game.winner() == BLACK
+    assert game.winning_line() == [game.point(x, 9) for x in range(3, 8)]
+
+
+# Black x x x . x x on row 9: the stone on (6, 9) makes six in a row.
+OVERLINE = [(3, 9), (4, 9), (5, 9), (7, 9), (8, 9), (6, 9)]
+WHITE_FOR_OVERLINE = [(1, 7), (3, 7), (5, 7), (7, 7), (9, 7)]
+
+
+def test_overline_wins_under_freestyle() -> None:
+    game = play_stones(Gomoku(15), OVERLINE, WHITE_FOR_OVERLINE)
+    assert game.winner() == BLACK
+    assert game.winning_line() == [game.point(x, 9) for x in range(3, 9)]
+
+
+def test_overline_does_not_win_under_exact_five_and_the_game_goes_on() -> None:
+    game = play_stones(Gomoku(15, rule="exact-five"), OVERLINE[:5], WHITE_FOR_OVERLINE)
+    six = game.point(6, 9)
+    assert not game.wins_if_played(six, BLACK)
+    assert game.winning_moves() == []
+    game.play(six)
+    assert game.winner() is None and not game.is_over()
+    assert game.to_move == WHITE
+    assert len(game.legal_moves()) == 225 - 11
+    # The game goes on, and an exact five still wins: down column 4 through the overline.
+    for x, y in [(0, 14), (4, 10), (6, 14), (4, 11), (8, 14), (4, 12), (10, 14)]:
+        game.play(game.point(x, y))
+    assert game.winning_moves() == [game.point(4, 8), game.point(4, 13)]
+    game.play(game.point(4, 13))
+    assert game.winner() == BLACK
+    assert game.winning_line() == [game.point(4, y) for y in range(9, 14)]
+
+
+def test_exact_five_wins_when_another_direction_is_an_overline() -> None:
+    # One stone on (5, 5) completes six across row 5 and exactly five down column 5.
+    black = [(2, 5), (3, 5), (4, 5), (6, 5), (7, 5), (5, 6), (5, 7), (5, 8), (5, 9)]
+    white = [(0, 0), (2, 0), (4, 0), (6, 0), (8, 0), (10, 0), (12, 0), (14, 0), (0, 2)]
+    game = play_stones(Gomoku(15, rule="exact-five"), black, white)
+    game.play(game.point(5, 5))
+    assert game.winner() == BLACK
+    assert game.winning_line() == [game.point(5, y) for y in range(5, 10)]
+
+
+def test_full_board_without_five_is_a_draw() -> None:
+    rows = ["OXOOX",
+            "XXXOO",
+            "XXOXO",
+            "XOXOO",
+            "OXXOX"]
+    black = [(x, y) for y in range(5) for x in range(5) if rows[y][x] == "X"]
+    white = [(x, y) for y in range(5) for x in range(5) if rows[y][x] == "O"]
+    game = Gomoku(5)
+    for i in range(12):
+        play_stones(game, [black[i]], [white[i]])
+        assert game.winner() is None
+    game.play(game.point(*black[12]))
+    assert str(game).replace(" ", "").split("\n") == rows
+    assert game.is_over()
+    assert game.winner() == DRAW
+    assert game.winning_line() is None
+    assert game.legal_moves().tolist() == []
+    assert game.outcome_for(WHITE) == 0.0
+
+
+def test_moves_after_the_end_are_rejected() -> None:
+    game = play_stones(Gomoku(15), [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0)], WHITE_ELSEWHERE)
+    before = snapshot(game)
+    for move in (game.point(5, 0), game.point(10, 10)):
+        assert not game.is_legal(move)
+        with pytest.raises(IllegalMoveError, match="game is over"):
+            game.play(move)
+    assert game.winning_moves() == [] and game.forced_moves() is None
+    assert snapshot(game) == before
+
+
+# -- bad input ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("move, reason", [
+    (7 * 15 + 1, "occupied"), (-1, "off the board"), (226, "off the board"),
+    (10**6, "off the board"), (225, "no pass"),
+])
+def test_illegal_moves_leave_the_position_unchanged(move: int, reason: str) -> None:
+    game = play_stones(Gomoku(15), [(7, 7), (8, 8)], [(1, 7)])
+    before = snapshot(game)
+    assert not game.is_legal(move)
+    with pytest.raises(IllegalMoveError, match=reason) as info:
+        game.play(move)
+    assert info.value.move == move
+    assert snapshot(game) == before
+
+
+@pytest.mark.parametrize("width, height", [(4, 4), (33, 33), (0, 0), (15, 4), (4, 15), (-15, -15)])
+def test_unsupported_sizes(width: int, height: int) -> None:
+    with pytest.raises(UnsupportedSizeError):
+        Gomoku(width, height)
+
+
+def test_supported_sizes_and_rules() -> None:
+    assert Gomoku(32).num_points == 1024
+    assert Gomoku(5, 32).num_points == 160
+    assert Gomoku(15).rules is FREESTYLE
+    assert new_game("gomoku", 15, rule="exact-five").rules is EXACT_FIVE
+    with pytest.raises(UnsupportedRuleError, match="not supported yet"):
+        Gomoku(15, rule="renju")
+    with pytest.raises(UnsupportedRuleError, match="freestyle, exact-five"):
+        Gomoku(15, rule="caro")
+
+
+def test_wins_if_played_rejects_bad_points_and_colours() -> None:
+    game = play_stones(Gomoku(9), [(4, 4)], [])
+    for move in (game.point(4, 4), -1, 81):
+        with pytest.raises(IllegalMoveError):
+            game.wins_if_played(move, BLACK)
+    with pytest.raises(ValueError, match="color"):
+        game.wins_if_played(0, 0)
+
+
+# -- history, hashing, copies -------------------------------------------------------------------
+def test_undo_restores_everything_including_a_win() -> None:
+    game = Gomoku(15)
+    states = [snapshot(game)]
+    for x, y in [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1), (3, 0), (3, 1), (4, 0)]:
+        game.play(game.point(x, y))
+        states.append(snapshot(game))
+    assert game.winner() == BLACK
+    while game.moves:
+        states.pop()
+        game.undo()
+        assert snapshot(game) == states[-1]
+    with pytest.raises(UndoError):
+        game.undo()
+
+
+def test_hash_is_equal_by_transposition_and_depends_on_side_to_move() -> None:
+    a = play_stones(Gomoku(15), [(7, 7), (9, 9)], [(8, 8)])
+    b = play_stones(Gomoku(15), [(9, 9), (7, 7)], [(8, 8)])
+    assert a.moves != b.moves and a.hash == b.hash
+    c = play_stones(Gomoku(15), [(7, 7), (9, 9)], [(8, 8), (0, 0)])
+    c.undo()
+    assert c.hash == a.hash
+    others = [Gomoku(15), play_stones(Gomoku(15), [(7, 7)], [(8, 8)]),
+              play_stones(Gomoku(15), [(7, 7), (8, 8)], [(9, 9)])]
+    assert len({a.hash} | {g.hash for g in others}) == 4
+
+
+def test_copy_is_independent() -> None:
+    game = play_stones(Gomoku(15), [(7, 7)], [(8, 8)])
+    twin = game.copy()
+    before = snapshot(game)
+    twin.play(twin.point(9, 9))
+    assert snapshot(game) == before
+    assert twin.board[twin.point(9, 9)] == BLACK and game.board[game.point(9, 9)] == 0
+    game.undo()
+    assert twin.moves == [game.point(7, 7), game.point(8, 8), game.point(9, 9)]
+    assert game.winning_moves() == twin.winning_moves() == []
+
+
+def test_board_is_a_read_only_view_that_follows_the_game() -> None:
+    game = Gomoku(9)
+    board = game.board
+    game.play(40)
+    game.play(41)
+    assert board[40] == BLACK and board[41] == WHITE
+    with pytest.raises(ValueError):
+        board[0] = BLACK
+
+
+# -- features -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("white_to_move", [False, True])
+def test_encode_exact_planes(white_to_move: bool) -> None:
+    game = play_stones(Gomoku(5), [(0, 0), (4, 4)], [(2, 1), (1, 3)])  # Black 0 24, White 7 16
+    black, white = [0, 24], [7, 16]
+    if white_to_move:
+        game.play(game.point(3, 3))
+        black.append(18)
+    own, opp = (white, black) if white_to_move else (black, white)
+    expected = np.zeros((26, 4), dtype=np.float32)
+    expected[own, 0] = 1
+    expected[opp, 1] = 1
+    expected[:25, 2] = 1
+    expected[own + opp, 2] = 0
+    expected[25, 3] = 1
+    out = np.full((26, 4), 7.0, dtype=np.float32)
+    game.encode(out)
+    assert game.feature_names == ("own", "opponent", "empty", "extra")
+    np.testing.assert_array_equal(out, expected)
+
+
+# -- tactics helpers against the naive count ------------------------------------------------------
+@pytest.mark.parametrize("rule", ["freestyle", "exact-five"])
+@pytest.mark.parametrize("width, height, seed", [(7, 7, 1), (9, 9, 2), (12, 6, 3)])
+def test_tactics_agree_with_naive_lines_on_random_games(width: int, height: int, seed: int,
+                                                       rule: str) -> None:
+    """Random dense games: `wins_if_played` for both colours, `winning_moves`, `forced_moves`
+    and actually playing each move all agree with a naive count of the whole run."""
+    rng = random.Random(seed)
+    seen = {"wins": 0, "forced": 0, "lost": 0}
+    for _ in range(12):
+        game = Gomoku(width, height, rule=rule)
+        while not game.is_over():
+            me = game.to_move
+            empty = game.legal_moves().tolist()
+            mine = [p for p in empty if naive_wins(game, p, me)]
+            theirs = [p for p in empty if naive_wins(game, p, -me)]
+            for p in empty:
+                assert game.wins_if_played(p, me) == (p in mine)
+                assert game.wins_if_played(p, -me) == (p in theirs)
+            assert game.winning_moves() == mine
+            blocks = theirs if len(theirs) == 1 else []  # one stone cannot stop two threats
+            expected = sorted(set(mine) | set(blocks)) if theirs else None
+            assert game.forced_moves() == expected
+            for p in mine[:2] + empty[:2]:
+                game.play(p)
+                assert (game.winner() == me) == (p in mine)
+                game.undo()
+            seen["wins"] += bool(mine)
+            seen["forced"] += bool(theirs)
+            seen["lost"] += expected == []
+            game.play(rng.choice(empty))
+    assert min(seen.values()) > 0  # every branch of the tactics met
+
+
+# -- perft --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("width, height, depth, count", [
+    (15, 15, 1, 225), (15, 15, 2, 225 * 224), (15, 15, 3, 225 * 224 * 223),
+    (7, 5, 4, 35 * 34 * 33 * 32), (32, 32, 2, 1024 * 1023),
+])
+def test_perft_before_any_five_is_possible(width: int, height: int, depth: int, count: int) -> None:
+    assert perft(Gomoku(width, height), depth) == count
+
+
+def test_perft_counts_no_children_after_a_win() -> None:
+    # Black has four on row 0 and White, to move, 18 empty points. Blocking at (4, 0) leaves
+    # 17 x 16 lines; each of White's 17 other moves leaves Black 16 quiet moves with 16 replies
+    # each, and the win on (4, 0), which has no children.
+    game = play_stones(Gomoku(5), [(0, 0), (1, 0), (2, 0), (3, 0)], [(0, 2), (2, 2), (4, 4)])
+    assert perft(game, 1) == 18
+    assert perft(game, 2) == 18 * 17
+    assert perft(game, 3) == 17 * 16 + 17 * 16 * 16
