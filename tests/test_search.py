@@ -1,0 +1,260 @@
+"""The batched PUCT search: statistics stay consistent, limits hold, the tree is reused, and the
+tactics the rules make exact are found whatever the network says."""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from saz.engine.games import new_game
+from saz.engine.games.base import Game
+from saz.engine.graph import GraphLayout
+from saz.engine.search.mcts import MCTS, SearchLimits, choose_move
+from saz.engine.search.options import SearchOptions, SubgraphSampling
+from saz.engine.search.tree import Node
+
+
+class FakeNet:
+    """A deterministic stand-in network: pseudo-random priors and values from the input, and a
+    record of every call (batch sizes, masks)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.calls: list[tuple[int, np.ndarray | None]] = []
+
+    def run(self, x: np.ndarray, layout: GraphLayout,
+            mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        self.calls.append((x.shape[0], None if mask is None else mask.copy()))
+        b, n = x.shape[0], x.shape[1]
+        key = (x.reshape(b, -1) * np.arange(1, x[0].size + 1)).sum(axis=1)
+        rng = np.random.default_rng([self.seed, int(abs(key.sum()) * 1000) % 2**31])
+        logits = rng.normal(size=(b, n)).astype(np.float32)
+        if mask is not None:
+            logits = np.where(mask, logits, -1e9)
+        log_policy = logits - np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(
+            1, keepdims=True)) - logits.max(1, keepdims=True)
+        values = np.tanh(rng.normal(size=b)).astype(np.float32)
+        return log_policy.astype(np.float32), values
+
+
+def check_tree(node: Node) -> None:
+    """Every expanded node's visits are its own evaluation plus its children's; no virtual loss
+    is left behind."""
+    if node.terminal is None and node.expanded:
+        assert node.n == 1 + sum(c.n for c in node.children), node.n
+        assert node.tried == len(node.children)
+        untried = node.priors[node.tried:]
+        assert untried == sorted(untried, reverse=True)
+    assert node.n >= 0
+    for child in node.children:
+        check_tree(child)
+
+
+def gomoku_from(rows: list[str]) -> Game:
+    """A Gomoku position from a diagram (X black, O white, . empty), black to move if the
+    stone counts are equal. Moves alternate, so the counts must differ by at most one."""
+    g = new_game("gomoku", len(rows[0]), len(rows))
+    blacks = [g.point(x, y) for y, r in enumerate(rows) for x, c in enumerate(r) if c == "X"]
+    whites = [g.point(x, y) for y, r in enumerate(rows) for x, c in enumerate(r) if c == "O"]
+    assert len(blacks) - len(whites) in (0, 1)
+    for i in range(len(blacks)):
+        g.play(blacks[i])
+        if i < len(whites):
+            g.play(whites[i])
+    return g
+
+
+@pytest.mark.parametrize("pipeline", [False, True])
+@pytest.mark.parametrize("game_name,size", [("gomoku", 9), ("othello", 8), ("go", 7)])
+def test_visits_add_up(game_name: str, size: int, pipeline: bool) -> None:
+    game = new_game(game_name, size)
+    search = MCTS(FakeNet(), SearchOptions(batch_size=8, pipeline=pipeline, seed=1))
+    result = search.search(game, SearchLimits(visits=400, early_stop=False))
+    root = search.root
+    assert root is not None
+    check_tree(root)
+    assert 400 <= root.n < 400 + 8
+    assert sum(m.visits for m in result.moves) == root.n - 1
+    assert result.best_move == result.moves[0].move
+    assert game.is_legal(result.best_move)
+    assert len(game.moves) == 0  # the caller's game is untouched
+    dist = result.visit_distribution()
+    assert dist.shape == (game.num_nodes,) and dist.sum() == pytest.approx(1.0)
+
+
+def test_batches_are_used() -> None:
+    net = FakeNet()
+    search = MCTS(net, SearchOptions(batch_size=16, seed=2))
+    result = search.search(new_game("gomoku", 15), SearchLimits(playouts=320, early_stop=False))
+    assert result.stats.playouts >= 320
+    assert result.stats.mean_batch > 12  # virtual loss spreads one batch over distinct leaves
+    assert max(size for size, _ in net.calls) == 16
+
+
+def test_tree_is_reused_after_two_moves() -> None:
+    game = new_game("othello", 8)
+    search = MCTS(FakeNet(), SearchOptions(batch_size=4, seed=3))
+    first = search.search(game, SearchLimits(visits=600, early_stop=False))
+    game.play(first.best_move)
+    reply = first.moves[0].pv[1]
+    game.play(reply)
+    old_root = search.root
+    grandchild = old_root.children[old_root.child_index(first.best_move)]
+    grandchild = grandchild.children[grandchild.child_index(reply)]
+    kept = grandchild.n
+    assert kept > 0
+    search.search(game, SearchLimits(visits=kept + 50, early_stop=False))
+    assert search.root is grandchild
+    check_tree(search.root)
+
+
+def test_changed_position_gets_a_fresh_tree() -> None:
+    game = new_game("gomoku", 9)
+    search = MCTS(FakeNet(), SearchOptions(batch_size=4))
+    search.search(game, SearchLimits(visits=50, early_stop=False))
+    other = new_game("gomoku", 9)
+    other.play(0)
+    other.play(80)
+    other.play(1)
+    search.search(other, SearchLimits(visits=50, early_stop=False))
+    assert search.root.game.moves == [0, 80, 1]
+    assert search.root.n < 60
+
+
+def test_stop_ends_an_unlimited_search() -> None:
+    search = MCTS(FakeNet(), SearchOptions(batch_size=8))
+    results = []
+    worker = threading.Thread(
+        target=lambda: results.append(search.search(new_game("gomoku", 9), SearchLimits())))
+    worker.start()
+    time.sleep(0.2)
+    search.stop()
+    worker.join(timeout=5)
+    assert not worker.is_alive()
+    assert results and results[0].root_visits > 8
+
+
+def test_stop_when_idle_does_not_cut_the_next_search() -> None:
+    search = MCTS(FakeNet(), SearchOptions(batch_size=8))
+    search.stop()
+    result = search.search(new_game("gomoku", 9), SearchLimits(visits=200, early_stop=False))
+    assert result.root_visits >= 200
+
+
+def test_time_limit_is_kept() -> None:
+    search = MCTS(FakeNet(), SearchOptions(batch_size=8))
+    result = search.search(new_game("go", 9), SearchLimits(soft_seconds=0.3, hard_seconds=0.3))
+    assert 0.25 < result.stats.seconds < 0.6
+
+
+def test_early_stop_when_the_leader_cannot_be_caught() -> None:
+    search = MCTS(FakeNet(), SearchOptions(batch_size=8, seed=4))
+    result = search.search(new_game("othello", 8), SearchLimits(visits=2000))
+    first, second = result.moves[0], result.moves[1]
+    assert result.root_visits < 2000
+    assert first.visits - second.visits > 2000 - result.root_visits - 8
+
+
+def test_immediate_win_is_played_without_search() -> None:
+    game = gomoku_from([
+        ".........",
+        ".XXXX....",
+        ".........",
+        "..OOO....",
+        ".........",
+        ".........",
+        ".........",
+        ".........",
+        ".O.......",
+    ])
+    net = FakeNet()
+    result = MCTS(net).search(game, SearchLimits(visits=100))
+    assert result.decided_by_rules
+    assert result.best_move in (game.point(0, 1), game.point(5, 1))
+    assert net.calls == []
+
+
+def test_forced_block_is_found_whatever_the_prior() -> None:
+    # White threatens five at (5, 3); black has no four of its own.
+    game = gomoku_from([
+        ".........",
+        "X........",
+        "..X......",
+        "OOOO.....",
+        "......X..",
+        "........X",
+        ".........",
+        ".........",
+        ".........",
+    ])
+    assert game.to_move == 1  # black
+    result = MCTS(FakeNet()).search(game, SearchLimits(visits=100))
+    assert result.best_move == game.point(4, 3)
+
+
+def test_unstoppable_threat_is_scored_exactly() -> None:
+    """White has an open four: every black reply lets white win at once, which the search
+    scores as an exact loss for each black move instead of trusting the network's values."""
+    game = gomoku_from([
+        ".........",
+        ".........",
+        "..OOOO...",
+        ".........",
+        "X........",
+        ".........",
+        "X.......X",
+        ".........",
+        "X........",
+    ])
+    assert game.forced_moves() == []
+    search = MCTS(FakeNet(), SearchOptions(batch_size=4, seed=5))
+    result = search.search(game, SearchLimits(visits=300, early_stop=False))
+    assert not result.decided_by_rules
+    assert all(m.value == -1.0 for m in result.moves)
+    assert result.value < -0.95
+    assert result.stats.evaluated == 1  # the root alone: every reply was settled by the rules
+
+
+def test_subgraph_sampling_sends_masked_copies() -> None:
+    net = FakeNet()
+    sub = SubgraphSampling(count=2, min_fraction=0.5, max_fraction=0.6, blend=0.5)
+    search = MCTS(net, SearchOptions(batch_size=4, subgraphs=sub, seed=6))
+    search.search(new_game("gomoku", 12), SearchLimits(playouts=40, early_stop=False))
+    size, mask = net.calls[-1]
+    assert mask is not None and size == mask.shape[0] and size % 3 == 0
+    assert mask[0].all()  # the full position
+    windows = mask[1:3]
+    assert windows[:, -1].all()  # the extra node stays
+    assert (windows[:, :-1].sum(axis=1) < 144).all()
+    assert (windows[:, :-1].sum(axis=1) >= 36).all()
+    check_tree(search.root)
+
+
+def test_root_noise_is_seeded_and_keeps_a_distribution() -> None:
+    def root_priors(seed: int) -> list[float]:
+        search = MCTS(FakeNet(), SearchOptions(dirichlet_epsilon=0.25, seed=seed))
+        search.search(new_game("gomoku", 9), SearchLimits(visits=20, early_stop=False))
+        return search.root.priors
+
+    a, b, c = root_priors(7), root_priors(7), root_priors(8)
+    assert a == b and a != c
+    assert sum(a) == pytest.approx(1.0)
+
+
+def test_temperature_samples_by_visits() -> None:
+    search = MCTS(FakeNet(), SearchOptions(seed=9))
+    result = search.search(new_game("othello", 6), SearchLimits(visits=200, early_stop=False))
+    rng = np.random.default_rng(0)
+    assert choose_move(result, 0.0, rng) == result.best_move
+    picks = {choose_move(result, 1.0, rng) for _ in range(200)}
+    assert picks <= {m.move for m in result.moves} and len(picks) > 1
+
+
+def test_game_over_is_rejected() -> None:
+    game = new_game("go", 5)
+    game.play(game.pass_move)
+    game.play(game.pass_move)
+    with pytest.raises(ValueError, match="over"):
+        MCTS(FakeNet()).search(game, SearchLimits(visits=10))
