@@ -1,0 +1,800 @@
+"""Go rules: hand-made positions with exact expectations, and a brute-force reference implementation
+that the fast one must agree with move for move on random games (legal moves, captures, superko,
+liberties, hashes, features, undo)."""
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from saz.engine.games import (
+    BLACK,
+    DRAW,
+    EMPTY,
+    WHITE,
+    GameError,
+    IllegalMoveError,
+    UndoError,
+    UnsupportedRuleError,
+    UnsupportedSizeError,
+    new_game,
+)
+from saz.engine.games.go import Go, GoRules, fixed_handicap_points
+from saz.engine.games.zobrist import zobrist_keys
+from saz.engine.perft import perft
+
+# -- the reference: obviously correct, recomputes everything from scratch ----------------------
+
+
+class Reference:
+    """Go from first principles: the board is a list, chains are flood-filled on every question,
+    superko compares the whole board with every earlier one. Slow, and simple enough to trust."""
+
+    def __init__(self, width: int, height: int, komi: float = 7.5) -> None:
+        self.width, self.height, self.komi = width, height, komi
+        self.num_points = width * height
+        self.board = [EMPTY] * self.num_points
+        self.to_move = BLACK
+        self.history = [tuple(self.board)]
+        self.passes = 0
+        self.captures = {BLACK: 0, WHITE: 0}
+
+    def neighbours(self, p: int) -> Iterator[int]:
+        x, y = p % self.width, p // self.width
+        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if 0 <= nx < self.width and 0 <= ny < self.height:
+                yield ny * self.width + nx
+
+    def chain(self, board: list[int], p: int) -> tuple[set[int], set[int]]:
+        """The stones of the chain on p and its liberties."""
+        stones, liberties, todo = {p}, set(), [p]
+        while todo:
+            for q in self.neighbours(todo.pop()):
+                if board[q] == EMPTY:
+                    liberties.add(q)
+                elif board[q] == board[p] and q not in stones:
+                    stones.add(q)
+                    todo.append(q)
+        return stones, liberties
+
+    def stone_on(self, p: int) -> tuple[list[int] | None, str, int]:
+        """(board after a stone on p, or None; why not; stones captured), superko aside."""
+        if self.board[p] != EMPTY:
+            return None, "occupied", 0
+        board = self.board[:]
+        board[p] = self.to_move
+        captured = 0
+        for q in self.neighbours(p):
+            if board[q] == -self.to_move:
+                stones, liberties = self.chain(board, q)
+                if not liberties:
+                    captured += len(stones)
+                    for s in stones:
+                        board[s] = EMPTY
+        if not self.chain(board, p)[1]:
+            return None, "suicide", 0
+        return board, "", captured
+
+    def after(self, p: int) -> tuple[list[int] | None, str, int]:
+        """`stone_on`, with positional superko: no board may repeat an earlier one."""
+        board, why, captured = self.stone_on(p)
+        if board is not None and tuple(board) in self.history:
+            return None, "superko", 0
+        return board, why, captured
+
+    def legal_moves(self) -> list[int]:
+        if self.passes >= 2:
+            return []
+        points = [p for p in range(self.num_points) if self.after(p)[0] is not None]
+        return [*points, self.num_points]
+
+    def play(self, move: int) -> None:
+        if move == self.num_points:
+            self.passes += 1
+        else:
+            board, why, captured = self.after(move)
+            assert board is not None, why
+            self.board = board
+            self.history.append(tuple(board))
+            self.captures[self.to_move] += captured
+            self.passes = 0
+        self.to_move = -self.to_move
+
+    def area(self, color: int) -> int:
+        count = 0
+        for p in range(self.num_points):
+            if self.board[p] == color:
+                count += 1
+            elif self.board[p] == EMPTY:
+                region, todo, touches = {p}, [p], set()
+                while todo:
+                    for q in self.neighbours(todo.pop()):
+                        if self.board[q] == EMPTY and q not in region:
+                            region.add(q)
+                            todo.append(q)
+                        elif self.board[q] != EMPTY:
+                            touches.add(self.board[q])
+                count += touches == {color}
+        return count
+
+    def hash(self) -> int:
+        black, white, white_to_move = zobrist_keys(self.num_points)
+        h = white_to_move if self.to_move == WHITE else 0
+        for p, c in enumerate(self.board):
+            h ^= black[p] if c == BLACK else white[p] if c == WHITE else 0
+        return h
+
+
+def reference_perft(ref: Reference, depth: int) -> int:
+    moves = ref.legal_moves()
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for move in moves:
+        child = Reference(ref.width, ref.height)
+        child.board, child.to_move, child.passes = ref.board[:], ref.to_move, ref.passes
+        child.history = ref.history[:]
+        child.play(move)
+        total += reference_perft(child, depth - 1)
+    return total
+
+
+def assert_agrees(game: Go, ref: Reference) -> None:
+    """Every observable of `game` equals what the reference computes from scratch."""
+    n = ref.num_points
+    assert game.board.tolist() == ref.board
+    assert game.to_move == ref.to_move
+    assert game.hash == ref.hash()
+    assert game.captures(BLACK) == ref.captures[BLACK]
+    assert game.captures(WHITE) == ref.captures[WHITE]
+    legal = ref.legal_moves()
+    assert game.legal_moves().tolist() == legal
+    assert [p for p in range(-2, n + 3) if game.is_legal(p)] == legal
+    liberties = [len(ref.chain(ref.board, p)[1]) if ref.board[p] else 0 for p in range(n)]
+    assert [game.liberties(p) for p in range(n)] == liberties
+    features = np.full((n + 1, 10), np.nan, dtype=np.float32)
+    game.encode(features)
+    me, board = ref.to_move, np.array(ref.board)
+    libs = np.array(liberties)
+    expected = np.zeros((n + 1, 10), dtype=np.float32)
+    expected[:n, 0] = board == me
+    expected[:n, 1] = board == -me
+    expected[:n, 2] = board == EMPTY
+    expected[legal, 3] = 1
+    expected[:n, 4] = (board == me) & (libs == 1)
+    expected[:n, 5] = (board == -me) & (libs == 1)
+    expected[:n, 6] = (board == me) & (libs == 2)
+    expected[:n, 7] = (board == -me) & (libs == 2)
+    expected[n, 8] = 1
+    expected[n, 9] = -me * ref.komi / n
+    np.testing.assert_array_equal(features, expected)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def snapshot(game: Go) -> tuple:
+    """Everything a failed move must leave as it was."""
+    return (game.board.tolist(), game.hash, list(game.moves), game.to_move,
+            game.legal_moves().tolist(), game.captures(BLACK), game.captures(WHITE))
+
+
+def gtp_points(vertices: str, size: int) -> list[int]:
+    """GTP vertices (column letters without I, row 1 at the bottom) as point indices."""
+    columns = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+    return [(size - int(v[1:])) * size + columns.index(v[0]) for v in vertices.split()]
+
+
+def lines(text: str) -> str:
+    """A diagram normalised to the format of `str(game)`."""
+    return "\n".join(" ".join(row.split()) for row in text.strip().splitlines())
+
+
+# -- construction and bad input -----------------------------------------------------------------
+
+
+def test_new_game_is_empty_with_black_to_move() -> None:
+    game = new_game("go", 9)
+    assert isinstance(game, Go)
+    assert (game.width, game.height, game.pass_move) == (9, 9, 81)
+    assert game.to_move == BLACK and game.hash == 0 and game.moves == []
+    assert game.legal_moves().tolist() == list(range(82))
+    assert game.rules == GoRules(komi=7.5, rule="tromp-taylor")
+
+
+@pytest.mark.parametrize("size", [(0, 0), (1, 1), (26, 26), (9, 26), (26, 9), (9, 1), (2.5, 3)])
+def test_unsupported_sizes(size: tuple) -> None:
+    with pytest.raises(UnsupportedSizeError, match=r"2\.\.25"):
+        Go(*size)
+
+
+def test_rectangular_boards_are_supported() -> None:
+    game = Go(7, 4)
+    assert (game.width, game.height, game.num_points) == (7, 4, 28)
+    game.play(game.point(6, 3))
+    assert game.board[27] == BLACK
+
+
+@pytest.mark.parametrize("komi", [float("nan"), float("inf"), -float("inf"), 7.3, "7.5", None])
+def test_bad_komi(komi: object) -> None:
+    with pytest.raises(UnsupportedRuleError, match="komi"):
+        Go(9, komi=komi)
+
+
+def test_bad_rule() -> None:
+    with pytest.raises(UnsupportedRuleError, match="japanese"):
+        Go(9, rule="japanese")
+    assert Go.RULES == ("tromp-taylor",)
+
+
+@pytest.mark.parametrize("move", [-1, -82, 82, 83, 10**6])
+def test_off_board_moves_are_rejected_and_change_nothing(move: int) -> None:
+    game = Go(9)
+    game.play(40)
+    before = snapshot(game)
+    assert not game.is_legal(move)
+    with pytest.raises(IllegalMoveError, match="off the board"):
+        game.play(move)
+    assert snapshot(game) == before
+
+
+def test_occupied_point_is_rejected_and_changes_nothing() -> None:
+    game = Go(9)
+    game.play(40)
+    before = snapshot(game)
+    assert not game.is_legal(40)
+    with pytest.raises(IllegalMoveError, match="occupied") as info:
+        game.play(40)
+    assert info.value.move == 40
+    assert snapshot(game) == before
+
+
+def test_non_integer_moves() -> None:
+    game = Go(5)
+    assert not game.is_legal(2.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        game.play(2.0)  # type: ignore[arg-type]
+    game.play(np.int64(12))  # numpy integers, as legal_moves() returns them, are fine
+    assert game.board[12] == BLACK
+
+
+def test_undo_with_nothing_to_undo() -> None:
+    with pytest.raises(UndoError):
+        Go(9).undo()
+
+
+# -- captures, suicide, ko ----------------------------------------------------------------------
+
+
+def test_single_stone_capture() -> None:
+    game = Go.from_diagram("""
+        . . . . .
+        . . X . .
+        . X O . .
+        . . X . .
+        . . . . .""")
+    assert game.liberties(game.point(2, 2)) == 1
+    game.play(game.point(3, 2))
+    assert str(game) == lines("""
+        . . . . .
+        . . X . .
+        . X . X .
+        . . X . .
+        . . . . .""")
+    assert game.captures(BLACK) == 1 and game.captures(WHITE) == 0
+
+
+def test_multi_stone_capture() -> None:
+    game = Go.from_diagram("""
+        . X X . .
+        X O O . .
+        . X X . .
+        . . . . .""")
+    game.play(game.point(3, 1))
+    assert str(game) == lines("""
+        . X X . .
+        X . . X .
+        . X X . .
+        . . . . .""")
+    assert game.captures(BLACK) == 2
+    # The freed points are liberties of the capturing chains again.
+    assert game.liberties(game.point(3, 1)) == 4
+    assert game.liberties(game.point(1, 0)) == 4
+
+
+def test_capture_in_the_corner_and_on_the_edge() -> None:
+    game = Go.from_diagram("""
+        O X . X O X
+        . . . . . .
+        . . . . . .""")
+    game.play(game.point(0, 1))  # corner: the white stone's last liberty
+    assert game.board[game.point(0, 0)] == EMPTY
+    game.play(game.point(5, 2))  # white elsewhere
+    game.play(game.point(4, 1))  # edge
+    assert game.board[game.point(4, 0)] == EMPTY
+    assert game.captures(BLACK) == 2
+
+
+def test_snapback() -> None:
+    game = Go.from_diagram("""
+        . . X O .
+        X X X O .
+        O O O O .
+        . . . . .""", to_move=WHITE)
+    throw_in, corner = game.point(1, 0), game.point(0, 0)
+    game.play(throw_in)  # white sacrifices one stone; black's chain is now in atari
+    game.play(corner)  # black captures it, leaving the chain a single liberty: the throw-in point
+    assert game.captures(BLACK) == 1 and game.liberties(corner) == 1
+    game.play(throw_in)  # not ko: it captures five stones
+    assert str(game) == lines("""
+        . O . O .
+        . . . O .
+        O O O O .
+        . . . . .""")
+    assert game.captures(WHITE) == 5
+
+
+def test_single_stone_suicide_is_illegal() -> None:
+    game = Go.from_diagram("""
+        . O .
+        O . .
+        . . .""")
+    before = snapshot(game)
+    assert not game.is_legal(0) and 0 not in game.legal_moves()
+    with pytest.raises(IllegalMoveError, match="suicide"):
+        game.play(0)
+    assert snapshot(game) == before
+    game.play(game.pass_move)
+    assert game.is_legal(0)  # white may fill its own eye
+
+
+def test_multi_stone_suicide_is_illegal() -> None:
+    game = Go.from_diagram("""
+        . X O .
+        X X O .
+        O O O .""")
+    before = snapshot(game)
+    assert not game.is_legal(0)
+    with pytest.raises(IllegalMoveError, match="suicide"):
+        game.play(0)
+    assert snapshot(game) == before
+    game.play(game.pass_move)
+    game.play(0)  # for white the same point captures the three black stones
+    assert game.captures(WHITE) == 3
+
+
+def test_a_move_without_liberties_that_captures_is_legal() -> None:
+    game = Go.from_diagram("""
+        . O X .
+        O X . .
+        X . . .
+        . . . .""")
+    assert game.is_legal(0) and 0 in game.legal_moves()
+    game.play(0)
+    assert str(game) == lines("""
+        X . X .
+        . X . .
+        X . . .
+        . . . .""")
+    assert game.captures(BLACK) == 2 and game.liberties(0) == 2
+
+
+def test_simple_ko() -> None:
+    game = Go.from_diagram("""
+        . X O . .
+        X O . O .
+        . X O . .
+        . . . . .
+        . . . . .""")
+    start = game.board.tolist()
+    take, retake = game.point(2, 1), game.point(1, 1)
+    game.play(take)
+    assert game.captures(BLACK) == 1
+    assert not game.is_legal(retake) and retake not in game.legal_moves()
+    with pytest.raises(IllegalMoveError, match="superko"):
+        game.play(retake)
+    game.play(game.point(4, 4))  # a ko threat ...
+    game.play(game.point(4, 3))  # ... answered
+    game.play(retake)  # now the whole board differs from every earlier one
+    expected = start[:]
+    expected[game.point(4, 4)], expected[game.point(4, 3)] = WHITE, BLACK
+    assert game.board.tolist() == expected
+
+
+def test_positional_superko_beyond_simple_ko() -> None:
+    """On 2x2 (points 0 1 / 2 3): B0 W1 B2 W3 (captures 0 and 2) B0 W2 (captures 0). Black at 0
+    would capture the three white stones and recreate the board after move 1 (a lone black stone
+    on 0), five plies back: only positional superko forbids it."""
+    game = Go(2)
+    for move in (0, 1, 2, 3, 0, 2):
+        game.play(move)
+    assert str(game) == lines("""
+        . O
+        O O""")
+    assert game.liberties(1) == 1  # black at 0 would capture, so it is not suicide
+    assert not game.is_legal(0) and game.legal_moves().tolist() == [4]
+    before = snapshot(game)
+    with pytest.raises(IllegalMoveError, match="superko"):
+        game.play(0)
+    assert snapshot(game) == before
+    # The same board without that history: the move is legal and leaves the lone black stone.
+    fresh = Go.from_diagram(str(game))
+    fresh.play(0)
+    assert str(fresh) == lines("""
+        X .
+        . .""")
+
+
+def test_passes_never_change_the_position_for_superko() -> None:
+    game = Go.from_diagram("""
+        . X O . .
+        X O . O .
+        . X O . .
+        . . . . .""")
+    game.play(game.point(2, 1))  # black takes the ko
+    game.play(game.pass_move)
+    game.play(game.pass_move - 1)  # black plays elsewhere
+    assert game.is_legal(game.point(1, 1))  # the retake no longer repeats a position
+
+
+# -- end of the game and scoring ----------------------------------------------------------------
+
+SCORED = """
+    . X O . .
+    . X O . X
+    . X O . .
+    . X . O .
+    . X O . ."""
+
+
+def test_two_passes_end_the_game() -> None:
+    game = Go(5)
+    game.play(12)
+    game.play(game.pass_move)
+    assert not game.is_over() and game.winner() is None
+    assert game.legal_moves().tolist() == [p for p in range(26) if p != 12]
+    game.play(game.pass_move)
+    assert game.is_over()
+    assert game.legal_moves().tolist() == []
+    assert not game.is_legal(game.pass_move) and not game.is_legal(0)
+    before = snapshot(game)
+    with pytest.raises(IllegalMoveError, match="over"):
+        game.play(0)
+    with pytest.raises(IllegalMoveError, match="over"):
+        game.play(game.pass_move)
+    assert snapshot(game) == before
+    game.undo()
+    assert not game.is_over() and game.is_legal(0)
+
+
+def test_area_scoring() -> None:
+    """Black: 6 stones + the 5 points of the left column = 11. White: 5 stones; the point below
+    the white wall touches black and white, and so does the right-hand region (the lone black
+    stone in it counts as alive under Tromp-Taylor): 5. Score 11 - 5 - 7.5."""
+    game = Go.from_diagram(SCORED)
+    assert (game.area(BLACK), game.area(WHITE)) == (11, 5)
+    assert game.score() == -1.5
+
+
+@pytest.mark.parametrize("komi,winner", [(7.5, WHITE), (6, DRAW), (5.5, BLACK), (-0.5, BLACK)])
+def test_winner_from_the_final_score(komi: float, winner: int) -> None:
+    game = Go.from_diagram(SCORED, komi=komi)
+    game.play(game.pass_move)
+    assert game.winner() is None
+    game.play(game.pass_move)
+    assert game.winner() == winner
+    assert game.outcome_for(BLACK) == {BLACK: 1.0, WHITE: -1.0, DRAW: 0.0}[winner]
+
+
+def test_empty_board_scores_minus_komi() -> None:
+    assert Go(9, komi=6.5).score() == -6.5
+
+
+@pytest.mark.parametrize("komi,first,winning", [
+    (7.5, BLACK, True),  # white leads by 1.5 and may end the game by passing
+    (7.5, WHITE, False),  # black trails: its pass would end the game lost
+    (5.5, WHITE, True),  # black leads by 0.5
+    (6, WHITE, False),  # a draw is no win
+])
+def test_winning_moves_is_the_final_pass_when_it_wins(komi: float, first: int,
+                                                      winning: bool) -> None:
+    game = Go.from_diagram(SCORED, komi=komi, to_move=first)
+    assert game.winning_moves() == []  # nobody has passed: a pass would not end the game
+    game.play(game.pass_move)
+    assert game.winning_moves() == ([game.pass_move] if winning else [])
+    game.play(game.pass_move)
+    assert game.winning_moves() == []  # the game is over
+    assert (game.winner() == -first) == winning
+
+
+# -- handicap -----------------------------------------------------------------------------------
+
+HANDICAP_19 = {
+    2: "D4 Q16", 3: "D4 Q16 D16", 4: "D4 Q16 D16 Q4", 5: "D4 Q16 D16 Q4 K10",
+    6: "D4 Q16 D16 Q4 D10 Q10", 7: "D4 Q16 D16 Q4 D10 Q10 K10",
+    8: "D4 Q16 D16 Q4 D10 Q10 K4 K16", 9: "D4 Q16 D16 Q4 D10 Q10 K4 K16 K10",
+}
+HANDICAP_13 = {
+    2: "D4 K10", 3: "D4 K10 D10", 4: "D4 K10 D10 K4", 5: "D4 K10 D10 K4 G7",
+    6: "D4 K10 D10 K4 D7 K7", 7: "D4 K10 D10 K4 D7 K7 G7",
+    8: "D4 K10 D10 K4 D7 K7 G4 G10", 9: "D4 K10 D10 K4 D7 K7 G4 G10 G7",
+}
+HANDICAP_9 = {
+    2: "C3 G7", 3: "C3 G7 C7", 4: "C3 G7 C7 G3", 5: "C3 G7 C7 G3 E5",
+    6: "C3 G7 C7 G3 C5 G5", 7: "C3 G7 C7 G3 C5 G5 E5",
+    8: "C3 G7 C7 G3 C5 G5 E3 E7", 9: "C3 G7 C7 G3 C5 G5 E3 E7 E5",
+}
+
+
+@pytest.mark.parametrize("size,table", [(19, HANDICAP_19), (13, HANDICAP_13), (9, HANDICAP_9)])
+def test_fixed_handicap_follows_the_gtp_table(size: int, table: dict[int, str]) -> None:
+    for stones, vertices in table.items():
+        game = Go(size)
+        points = game.place_fixed_handicap(stones)
+        assert points == gtp_points(vertices, size)
+        assert sorted(np.flatnonzero(game.board == BLACK).tolist()) == sorted(points)
+        assert game.to_move == WHITE and game.moves == []
+
+
+@pytest.mark.parametrize("size,stones", [(9, 1), (9, 10), (19, 0), (8, 5), (10, 5), (7, 5),
+                                         (6, 2), (5, 4)])
+def test_fixed_handicap_rejects_counts_the_size_does_not_allow(size: int, stones: int) -> None:
+    game = Go(size)
+    with pytest.raises(GameError, match="fixed handicap"):
+        game.place_fixed_handicap(stones)
+    assert game.board.tolist() == [EMPTY] * size * size and game.to_move == BLACK
+
+
+def test_fixed_handicap_on_small_and_even_boards() -> None:
+    assert fixed_handicap_points(7, 4) == gtp_points("C3 E5 C5 E3", 7)
+    assert fixed_handicap_points(8, 4) == gtp_points("C3 F6 C6 F3", 8)
+    assert fixed_handicap_points(12, 2) == gtp_points("C3 K10", 12)  # 3-3 points below 13x13
+    assert fixed_handicap_points(25, 5) == gtp_points("D4 W22 D22 W4 N13", 25)
+
+
+def test_handicap_needs_an_empty_board_before_the_first_move() -> None:
+    game = Go(9)
+    game.play(40)
+    before = snapshot(game)
+    with pytest.raises(GameError, match="empty board"):
+        game.place_fixed_handicap(2)
+    with pytest.raises(GameError, match="empty board"):
+        game.place_free_handicap([0, 1])
+    assert snapshot(game) == before
+    with pytest.raises(GameError, match="square"):
+        Go(9, 13).place_fixed_handicap(2)
+
+
+def test_handicap_stones_are_the_starting_position() -> None:
+    game = Go(9)
+    game.place_fixed_handicap(2)
+    with pytest.raises(UndoError):
+        game.undo()
+    game.play(40)
+    game.undo()
+    assert game.to_move == WHITE
+    expected = Go.from_diagram(str(game), to_move=WHITE)
+    assert game.hash == expected.hash
+
+
+def test_free_handicap() -> None:
+    game = Go(5)
+    game.place_free_handicap([0, 6, 24])
+    assert np.flatnonzero(game.board == BLACK).tolist() == [0, 6, 24]
+    assert game.to_move == WHITE and game.liberties(0) == 2
+
+
+@pytest.mark.parametrize("points,match", [([3], "2..24"), (list(range(25)), "2..24"),
+                                          ([3, 3], "distinct"), ([3, 25], "off the board"),
+                                          ([-1, 3], "off the board")])
+def test_free_handicap_rejects_bad_lists(points: list[int], match: str) -> None:
+    game = Go(5)
+    with pytest.raises(GameError, match=match):
+        game.place_free_handicap(points)
+    assert game.board.tolist() == [EMPTY] * 25 and game.to_move == BLACK
+
+
+# -- diagrams -----------------------------------------------------------------------------------
+
+
+def test_from_diagram_round_trips_and_sets_the_side_to_move() -> None:
+    text = lines("""
+        X O . .
+        . X . O
+        . . . .""")
+    game = Go.from_diagram(text, to_move=WHITE, komi=0.5)
+    assert str(game) == text and (game.width, game.height) == (4, 3)
+    assert game.to_move == WHITE and game.rules.komi == 0.5 and game.moves == []
+    assert game.liberties(0) == 1 and game.liberties(1) == 1
+
+
+@pytest.mark.parametrize("text,error", [
+    ("X O\nO .", "point 0 has no liberty"),
+    ("X .\n. . .", "equal length"),
+    ("X #\n. .", "unknown"),
+    ("", "equal length"),
+])
+def test_from_diagram_rejects_bad_diagrams(text: str, error: str) -> None:
+    with pytest.raises(GameError, match=error):
+        Go.from_diagram(text)
+
+
+# -- hashing, undo, copies ----------------------------------------------------------------------
+
+
+def test_hash_is_the_position_not_the_move_order() -> None:
+    a, b = Go(9), Go(9)
+    for move in (20, 60, 24):
+        a.play(move)
+    for move in (24, 60, 20):
+        b.play(move)
+    assert a.hash == b.hash and a.board.tolist() == b.board.tolist()
+    assert a.hash == Go.from_diagram(str(a), to_move=WHITE).hash
+    assert a.hash != Go.from_diagram(str(a), to_move=BLACK).hash  # the side to move counts
+    a.play(a.pass_move)
+    assert a.hash == Go.from_diagram(str(a), to_move=BLACK).hash
+
+
+def test_undo_after_a_capture_restores_everything() -> None:
+    game = Go.from_diagram("""
+        . X X . .
+        X O O . .
+        . X X . .
+        . . . . .""")
+    before = snapshot(game)
+    liberties = [game.liberties(p) for p in range(game.num_points)]
+    game.play(game.point(3, 1))
+    assert game.hash != before[1]
+    game.undo()
+    assert snapshot(game) == before
+    assert [game.liberties(p) for p in range(game.num_points)] == liberties
+    game.play(game.point(3, 1))  # and the capture replays identically
+    assert game.captures(BLACK) == 2
+
+
+def test_copy_is_independent() -> None:
+    game = Go(9)
+    for move in (40, 41, 31):
+        game.play(move)
+    before = snapshot(game)
+    twin = game.copy()
+    assert snapshot(twin) == before
+    twin.play(49)
+    twin.play(39)
+    assert snapshot(game) == before
+    twin.undo()
+    twin.undo()
+    assert snapshot(twin) == before
+    game.play(49)
+    assert twin.moves == [40, 41, 31] and twin.board[49] == EMPTY
+    twin.undo()  # the copy keeps the history
+    assert twin.moves == [40, 41]
+
+
+# -- the network's view -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("to_move", [BLACK, WHITE])
+def test_encode_planes(to_move: int) -> None:
+    """Black (1) has one liberty, black (3) two; white (2) has one, white (4) two.
+    Points: 0 1 2 / 3 4 5 / 6 7 8."""
+    game = Go.from_diagram("""
+        . X O
+        X O .
+        . . .""", to_move=to_move)
+    out = np.full((10, 10), np.nan, dtype=np.float32)
+    game.encode(out)
+    own, other = ({1, 3}, {2, 4}) if to_move == BLACK else ({2, 4}, {1, 3})
+    columns = {
+        "own": own, "opponent": other, "empty": {0, 5, 6, 7, 8}, "legal": {0, 5, 6, 7, 8, 9},
+        "own_atari": own & {1, 2}, "opponent_atari": other & {1, 2},
+        "own_two_liberties": own & {3, 4}, "opponent_two_liberties": other & {3, 4},
+        "extra": {9},
+    }
+    for name, rows in columns.items():
+        column = out[:, Go.feature_names.index(name)]
+        assert set(np.flatnonzero(column).tolist()) == rows, name
+        assert set(np.unique(column).tolist()) <= {0.0, 1.0}
+    komi = out[:, Go.feature_names.index("komi")]
+    assert np.flatnonzero(komi).tolist() == [9]
+    assert komi[9] == pytest.approx(7.5 / 9 * (1 if to_move == WHITE else -1))
+
+
+def test_encode_marks_illegal_points_and_a_finished_game() -> None:
+    game = Go.from_diagram("""
+        . O .
+        O . .
+        . . .""")
+    out = np.empty((10, 10), dtype=np.float32)
+    game.encode(out)
+    assert np.flatnonzero(out[:, 3]).tolist() == [2, 4, 5, 6, 7, 8, 9]  # 0 is suicide
+    game.play(9)
+    game.play(9)
+    game.encode(out)
+    assert not out[:, 3].any()
+
+
+# -- perft and the reference --------------------------------------------------------------------
+
+#: Perft counts (passes are plies), each equal to the reference's count.
+PERFT = [
+    (2, 2, 1, 5), (2, 2, 2, 21), (2, 2, 3, 68), (2, 2, 4, 156), (2, 2, 5, 316), (2, 2, 6, 604),
+    (2, 2, 7, 1088), (3, 3, 1, 10), (3, 3, 2, 91), (3, 3, 3, 738), (3, 3, 4, 5281),
+    (3, 2, 5, 3242), (4, 4, 3, 4112), (9, 9, 2, 6643),
+]
+
+
+@pytest.mark.parametrize("width,height,depth,count", PERFT)
+def test_perft(width: int, height: int, depth: int, count: int) -> None:
+    game = Go(width, height)
+    assert perft(game, depth) == count
+    assert game.moves == [] and game.hash == 0  # perft restores the position
+    assert reference_perft(Reference(width, height), depth) == count
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width,height,depth,count", [
+    (2, 2, 10, 8024), (3, 2, 8, 45332), (3, 3, 5, 33384), (4, 4, 4, 57984), (5, 5, 3, 15650),
+])
+def test_perft_deeper(width: int, height: int, depth: int, count: int) -> None:
+    assert perft(Go(width, height), depth) == count
+    assert reference_perft(Reference(width, height), depth) == count
+
+
+def play_against_reference(width: int, height: int, seed: int, plies: int,
+                           pass_rate: float = 0.03) -> int:
+    """A random game played on `Go` and on the reference, compared after every move, then taken
+    back move by move and compared again. Returns how many moves along the way were illegal
+    only by superko and would have repeated a position older than the one before the opponent's
+    last move (so not a simple ko)."""
+    rng = random.Random(seed)
+    game, ref = Go(width, height), Reference(width, height)
+    history: list[Reference] = []
+    long_cycles = 0
+    for _ in range(plies):
+        assert_agrees(game, ref)
+        older = set(ref.history[:-2])  # not the position before the last stone: not simple ko
+        long_cycles += sum(tuple(ref.stone_on(p)[0] or ()) in older for p in range(ref.num_points))
+        moves = ref.legal_moves()
+        if not moves:
+            break
+        points = moves[:-1]
+        move = moves[-1] if not points or rng.random() < pass_rate else rng.choice(points)
+        history.append(clone(ref))
+        game.play(move)
+        ref.play(move)
+    assert_agrees(game, ref)
+    assert game.score() == ref.area(BLACK) - ref.area(WHITE) - ref.komi
+    while history:
+        game.undo()
+        ref = history.pop()
+        assert_agrees(game, ref)
+    return long_cycles
+
+
+def clone(ref: Reference) -> Reference:
+    twin = Reference(ref.width, ref.height, ref.komi)
+    twin.board, twin.to_move, twin.passes = ref.board[:], ref.to_move, ref.passes
+    twin.history, twin.captures = ref.history[:], dict(ref.captures)
+    return twin
+
+
+def test_random_games_on_tiny_boards_agree_with_the_reference() -> None:
+    """Tiny boards fill up fast, so long random games there are full of captures and cycles."""
+    long_cycles = sum(play_against_reference(2 + s % 3, 2 + s // 3 % 3, s, 120, pass_rate=0.05)
+                      for s in range(18))
+    assert long_cycles > 0  # superko beyond simple ko was exercised, not just simple ko
+
+
+@pytest.mark.parametrize("width,height,seed", [(5, 5, 1), (6, 7, 2), (7, 7, 3), (9, 9, 4)])
+def test_random_games_agree_with_the_reference(width: int, height: int, seed: int) -> None:
+    play_against_reference(width, height, seed, plies=2 * width * height)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(12))
+def test_many_random_games_agree_with_the_reference(seed: int) -> None:
+    size = (5, 6, 7, 8, 9, 9)[seed % 6]
+    play_against_reference(size, size, 1000 + seed, plies=4 * size * size, pass_rate=0.01)
