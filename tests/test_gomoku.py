@@ -291,6 +291,32 @@ def test_encode_exact_planes(white_to_move: bool) -> None:
     np.testing.assert_array_equal(out, expected)
 
 
+# -- tactics ------------------------------------------------------------------------------------
+WHITE_FOUR = [(5, 5), (6, 5), (7, 5), (8, 5)]
+
+
+def test_forced_moves_without_a_threat_is_none() -> None:
+    game = play_stones(Gomoku(15), [(0, 0), (0, 2), (0, 4)], WHITE_FOUR[:3])
+    assert game.forced_moves() is None
+
+
+def test_forced_moves_blocks_a_single_threat() -> None:
+    game = play_stones(Gomoku(15), [(4, 5), (0, 0), (0, 2), (0, 4)], WHITE_FOUR)
+    assert game.winning_moves() == []
+    assert game.forced_moves() == [game.point(9, 5)]
+
+
+def test_forced_moves_of_an_open_four_is_lost() -> None:
+    game = play_stones(Gomoku(15), [(0, 0), (0, 2), (0, 4), (0, 6)], WHITE_FOUR)
+    assert game.forced_moves() == []
+
+
+def test_forced_moves_keeps_a_win_that_comes_first() -> None:
+    game = play_stones(Gomoku(15), [(0, 0), (0, 1), (0, 2), (0, 3)], WHITE_FOUR)
+    assert game.winning_moves() == [game.point(0, 4)]
+    assert game.forced_moves() == [game.point(0, 4)]
+
+
 # -- tactics helpers against the naive count ------------------------------------------------------
 @pytest.mark.parametrize("rule", ["freestyle", "exact-five"])
 @pytest.mark.parametrize("width, height, seed", [(7, 7, 1), (9, 9, 2), (12, 6, 3)])

@@ -42,7 +42,7 @@ from saz.engine.games.errors import (
 from saz.engine.games.grid import Grid, grid
 from saz.engine.games.zobrist import zobrist_keys
 
-#: Smallest and largest side; GTP's column letters (a..z, Othello keeps 'i') stop at 26.
+#: Smallest and largest side; over GTP the columns are the letters a..z.
 MIN_SIZE = 4
 MAX_SIZE = 26
 
@@ -177,7 +177,10 @@ class Othello(Game):
     """An Othello position and its history.
 
     `Othello(8)` is the standard game; `Othello(10, 6)` a 10-wide, 6-high board. Every even side
-    from 4 to 26 is admitted. Beyond the `Game` interface: `disc_count()` and `flips(move)`.
+    from 4 to 26 is admitted. Beyond the `Game` interface: `from_diagram()` to set up a position,
+    `disc_count()`, `flips(move)` (what a move would turn over: greedy players, GUIs) and
+    `bitboards()`. The search's `winning_moves()` keeps the interface's default (none known):
+    telling a move that ends the game needs both sides' move generation for every child.
     """
 
     name: ClassVar[str] = "othello"
