@@ -32,11 +32,12 @@ class Reference:
     """Go from first principles: the board is a list, chains are flood-filled on every question,
     superko compares the whole board with every earlier one. Slow, and simple enough to trust."""
 
-    def __init__(self, width: int, height: int, komi: float = 7.5) -> None:
+    def __init__(self, width: int, height: int, komi: float = 7.5,
+                 board: list[int] | None = None, to_move: int = BLACK) -> None:
         self.width, self.height, self.komi = width, height, komi
         self.num_points = width * height
-        self.board = [EMPTY] * self.num_points
-        self.to_move = BLACK
+        self.board = board or [EMPTY] * self.num_points
+        self.to_move = to_move
         self.history = [tuple(self.board)]
         self.passes = 0
         self.captures = {BLACK: 0, WHITE: 0}
@@ -119,6 +120,12 @@ class Reference:
                 count += touches == {color}
         return count
 
+    def copy(self) -> Reference:
+        twin = Reference(self.width, self.height, self.komi)
+        twin.board, twin.to_move, twin.passes = self.board[:], self.to_move, self.passes
+        twin.history, twin.captures = self.history[:], dict(self.captures)
+        return twin
+
     def hash(self) -> int:
         black, white, white_to_move = zobrist_keys(self.num_points)
         h = white_to_move if self.to_move == WHITE else 0
@@ -133,9 +140,7 @@ def reference_perft(ref: Reference, depth: int) -> int:
         return len(moves)
     total = 0
     for move in moves:
-        child = Reference(ref.width, ref.height)
-        child.board, child.to_move, child.passes = ref.board[:], ref.to_move, ref.passes
-        child.history = ref.history[:]
+        child = ref.copy()
         child.play(move)
         total += reference_perft(child, depth - 1)
     return total
@@ -743,14 +748,13 @@ def test_perft_deeper(width: int, height: int, depth: int, count: int) -> None:
     assert reference_perft(Reference(width, height), depth) == count
 
 
-def play_against_reference(width: int, height: int, seed: int, plies: int,
-                           pass_rate: float = 0.03) -> int:
-    """A random game played on `Go` and on the reference, compared after every move, then taken
-    back move by move and compared again. Returns how many moves along the way were illegal
-    only by superko and would have repeated a position older than the one before the opponent's
-    last move (so not a simple ko)."""
+def play_against_reference(game: Go, seed: int, plies: int, pass_rate: float = 0.03) -> int:
+    """A random game from `game`'s starting position, played on it and on the reference and
+    compared after every move, then taken back move by move and compared again. Returns how many
+    moves along the way were illegal only by superko and would have repeated a position older
+    than the one before the opponent's last move (so not a simple ko)."""
     rng = random.Random(seed)
-    game, ref = Go(width, height), Reference(width, height)
+    ref = Reference(game.width, game.height, game.rules.komi, game.board.tolist(), game.to_move)
     history: list[Reference] = []
     long_cycles = 0
     for _ in range(plies):
@@ -762,7 +766,7 @@ def play_against_reference(width: int, height: int, seed: int, plies: int,
             break
         points = moves[:-1]
         move = moves[-1] if not points or rng.random() < pass_rate else rng.choice(points)
-        history.append(clone(ref))
+        history.append(ref.copy())
         game.play(move)
         ref.play(move)
     assert_agrees(game, ref)
@@ -774,27 +778,27 @@ def play_against_reference(width: int, height: int, seed: int, plies: int,
     return long_cycles
 
 
-def clone(ref: Reference) -> Reference:
-    twin = Reference(ref.width, ref.height, ref.komi)
-    twin.board, twin.to_move, twin.passes = ref.board[:], ref.to_move, ref.passes
-    twin.history, twin.captures = ref.history[:], dict(ref.captures)
-    return twin
-
-
 def test_random_games_on_tiny_boards_agree_with_the_reference() -> None:
     """Tiny boards fill up fast, so long random games there are full of captures and cycles."""
-    long_cycles = sum(play_against_reference(2 + s % 3, 2 + s // 3 % 3, s, 120, pass_rate=0.05)
+    long_cycles = sum(play_against_reference(Go(2 + s % 3, 2 + s // 3 % 3), s, 120, 0.05)
                       for s in range(18))
     assert long_cycles > 0  # superko beyond simple ko was exercised, not just simple ko
 
 
 @pytest.mark.parametrize("width,height,seed", [(5, 5, 1), (6, 7, 2), (7, 7, 3), (9, 9, 4)])
 def test_random_games_agree_with_the_reference(width: int, height: int, seed: int) -> None:
-    play_against_reference(width, height, seed, plies=2 * width * height)
+    play_against_reference(Go(width, height), seed, plies=2 * width * height)
+
+
+def test_random_games_from_set_up_positions_agree_with_the_reference() -> None:
+    handicap = Go(9, komi=0.5)
+    handicap.place_fixed_handicap(5)
+    play_against_reference(handicap, seed=5, plies=120)
+    play_against_reference(Go.from_diagram(SCORED, to_move=WHITE), seed=6, plies=40)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(12))
 def test_many_random_games_agree_with_the_reference(seed: int) -> None:
     size = (5, 6, 7, 8, 9, 9)[seed % 6]
-    play_against_reference(size, size, 1000 + seed, plies=4 * size * size, pass_rate=0.01)
+    play_against_reference(Go(size), 1000 + seed, plies=4 * size * size, pass_rate=0.01)
