@@ -741,7 +741,8 @@ def test_perft(width: int, height: int, depth: int, count: int) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("width,height,depth,count", [
-    (2, 2, 10, 8024), (3, 2, 8, 45332), (3, 3, 5, 33384), (4, 4, 4, 57984), (5, 5, 3, 15650),
+    (2, 2, 10, 8024), (3, 2, 8, 45332), (3, 3, 5, 33384), (4, 4, 4, 57984), (5, 5, 4, 361041),
+    (9, 9, 3, 531522), (19, 19, 2, 130683),
 ])
 def test_perft_deeper(width: int, height: int, depth: int, count: int) -> None:
     assert perft(Go(width, height), depth) == count
