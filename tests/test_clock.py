@@ -515,20 +515,6 @@ def test_fischer_gets_richer_with_increments() -> None:
     assert budgets[-1].soft > budgets[0].soft + 1
 
 
-def test_stop_early() -> None:
-    budget = MoveBudget(soft=10, hard=30)
-    stop = TimeManager.stop_early
-    # 5 s left at 100 visits/s: 500 more visits at most.
-    assert stop(1000, 499, 5.0, 100.0, budget)
-    assert not stop(1000, 500, 5.0, 100.0, budget)
-    assert stop(11, 10, 10.0, 100.0, budget)        # soft time is up
-    assert not stop(10, 10, 12.0, 100.0, budget)    # a tie is not decided
-    assert not stop(10_000, 0, 1.0, 0.0, budget)    # speed unknown yet
-    visits = MoveBudget(math.inf, math.inf, max_visits=800)
-    assert stop(500, 100, 1.0, 50.0, visits)        # 200 visits left cannot close 400
-    assert not stop(300, 250, 1.0, 50.0, visits)
-
-
 # -- how long a game goes on --------------------------------------------------------------------
 def test_expected_moves_left() -> None:
     assert expected_moves_left("othello", 64, 0) == 30     # exact: 60 empty points

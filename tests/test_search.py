@@ -157,6 +157,25 @@ def test_early_stop_when_the_leader_cannot_be_caught() -> None:
     assert first.visits - second.visits > 2000 - result.root_visits - 8
 
 
+class OneMoveNet(FakeNet):
+    """Puts nearly all the prior on one move: its lead soon cannot be caught."""
+
+    def run(self, x, layout, mask=None):
+        log_policy, values = super().run(x, layout, mask)
+        log_policy[:] = -20.0
+        log_policy[:, 3] = 0.0
+        return log_policy, values
+
+
+def test_early_stop_on_time_when_the_leader_cannot_be_caught() -> None:
+    search = MCTS(OneMoveNet(), SearchOptions(batch_size=8))
+    result = search.search(new_game("gomoku", 9), SearchLimits(soft_seconds=4, hard_seconds=30))
+    assert result.best_move == 3
+    # The leader takes ~85% of the visits, so its lead passes the playouts the remaining soft
+    # time could still bring after about 4 / 1.85 s.
+    assert result.stats.seconds < 3.2
+
+
 def test_immediate_win_is_played_without_search() -> None:
     game = gomoku_from([
         ".........",

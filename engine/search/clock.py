@@ -708,23 +708,6 @@ class TimeManager:
         self._state = self._control.charge(self._state, cost)
         return spent
 
-    @staticmethod
-    def stop_early(best_visits: int, second_visits: int, elapsed: float,
-                   visits_per_second: float, budget: MoveBudget) -> bool:
-        """True when the second most visited move can no longer overtake the best within the
-        rest of the soft budget at the current speed (or within the budget's visits). An unknown
-        speed (0) decides nothing while soft time remains."""
-        remaining = budget.soft - elapsed
-        if remaining <= 0:
-            future = 0.0
-        elif visits_per_second > 0:
-            future = remaining * visits_per_second
-        else:
-            future = INF
-        if budget.max_visits is not None:
-            future = min(future, max(0, budget.max_visits - best_visits - second_visits))
-        return best_visits - second_visits > future
-
 
 __all__ = [
     "TimeControlError", "ClockState", "Allowance", "TimeControl", "NoTimeLimit",
