@@ -16,6 +16,7 @@ from typing import ClassVar, TypeVar
 
 import numpy as np
 
+from saz.engine.games.errors import GameError
 from saz.engine.games.grid import Grid
 
 BLACK = 1
@@ -27,6 +28,25 @@ DRAW = 0
 COLOR_NAMES = {BLACK: "black", WHITE: "white"}
 
 G = TypeVar("G", bound="Game")
+
+
+def parse_diagram(diagram: str, to_move: int) -> tuple[int, int, list[int], list[int]]:
+    """Read a board diagram in the format of `str(game)`: one line per row from the top, `X`
+    black, `O` white, `.` empty, spaces ignored. Returns (width, height, black points, white
+    points); GameError on a malformed diagram or side to move."""
+    rows = ["".join(line.split()) for line in diagram.strip().splitlines()]
+    rows = [row for row in rows if row]
+    if not rows or any(len(row) != len(rows[0]) for row in rows):
+        raise GameError("a diagram needs rows of equal length")
+    text = "".join(rows)
+    unknown = set(text) - set("XO.")
+    if unknown:
+        raise GameError(f"unknown diagram characters {''.join(sorted(unknown))!r}; use X O .")
+    if to_move != BLACK and to_move != WHITE:
+        raise GameError(f"to_move must be BLACK (1) or WHITE (-1), got {to_move!r}")
+    black = [p for p, char in enumerate(text) if char == "X"]
+    white = [p for p, char in enumerate(text) if char == "O"]
+    return len(rows[0]), len(rows), black, white
 
 
 class Game(ABC):

@@ -30,14 +30,15 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import ClassVar
 
 import numpy as np
 
-from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, Game
+from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, Game, parse_diagram
+from saz.engine.games.bitboard import mask_of, points_of
 from saz.engine.games.errors import (
     GameError,
     IllegalMoveError,
@@ -157,14 +158,6 @@ def _geometry(width: int, height: int) -> _BitGeometry:
     return _BitGeometry(width, height)
 
 
-def _points(mask: int) -> Iterator[int]:
-    """The points of a bitboard, ascending."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
 def fixed_handicap_points(size: int, stones: int) -> list[int]:
     """The GTP fixed handicap points (GTP v2 section 4.1.1) of a size x size board, in the spec's
     order, as point indices.
@@ -249,7 +242,7 @@ class Go(Game):
                 if not liberties:
                     raise GameError(f"the {'black' if me == BLACK else 'white'} chain at "
                                     f"point {root} has no liberty")
-                for p in _points(chain_stones):
+                for p in points_of(chain_stones):
                     color[p], chain[p] = me, root
                 stones[root], libs[root] = chain_stones, liberties
                 if liberties.bit_count() <= 2:
@@ -278,20 +271,9 @@ class Go(Game):
         white, `.` empty, spaces ignored (the format of `str(game)`). The diagram's stones are
         the starting position, as with SGF setup stones. GameError on a malformed diagram or a
         chain without liberties."""
-        rows = ["".join(line.split()) for line in diagram.strip().splitlines()]
-        rows = [row for row in rows if row]
-        if not rows or any(len(row) != len(rows[0]) for row in rows):
-            raise GameError("a diagram needs rows of equal length")
-        unknown = set("".join(rows)) - set("XO.")
-        if unknown:
-            raise GameError(f"unknown diagram characters {''.join(sorted(unknown))!r}; use X O .")
-        if to_move not in (BLACK, WHITE):
-            raise GameError(f"to_move must be BLACK or WHITE, not {to_move!r}")
-        game = cls(len(rows[0]), len(rows), komi=komi, rule=rule)
-        text = "".join(rows)
-        black = sum(1 << p for p, ch in enumerate(text) if ch == "X")
-        white = sum(1 << p for p, ch in enumerate(text) if ch == "O")
-        game._reset(black, white, to_move)
+        width, height, black, white = parse_diagram(diagram, to_move)
+        game = cls(width, height, komi=komi, rule=rule)
+        game._reset(mask_of(black), mask_of(white), to_move)
         return game
 
     def place_fixed_handicap(self, stones: int) -> list[int]:
@@ -322,7 +304,7 @@ class Go(Game):
     def _place_handicap(self, points: Sequence[int]) -> None:
         if self._moves or self._occupancy[BLACK] | self._occupancy[WHITE]:
             raise GameError("handicap stones go on an empty board before the first move")
-        self._reset(sum(1 << p for p in points), 0, WHITE)
+        self._reset(mask_of(points), 0, WHITE)
 
     # -- state ------------------------------------------------------------------------------------
     @property
@@ -528,11 +510,11 @@ class Go(Game):
         chain[p] = root
         merged = [r for r in own if r != root]
         for r in merged:
-            for q in _points(stones[r]):
+            for q in points_of(stones[r]):
                 chain[q] = root
         # Captured stones leave the board; each becomes a liberty of our chains next to it.
         if captured:
-            for q in _points(gone):
+            for q in points_of(gone):
                 color[q] = EMPTY
                 for nb in geo.neighbors[q]:
                     if color[nb] == me:
@@ -586,10 +568,10 @@ class Go(Game):
             for root, old_stones, old_libs in reversed(journal):
                 stones[root], libs[root] = old_stones, old_libs
             for root in merged:
-                for q in _points(stones[root]):
+                for q in points_of(stones[root]):
                     chain[q] = root
             for root in captured:
-                for q in _points(stones[root]):
+                for q in points_of(stones[root]):
                     color[q] = -me
                     chain[q] = root
         self._occupancy, self._stone_hash, self._short = occupancy, stone_hash, short

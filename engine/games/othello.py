@@ -30,10 +30,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from saz.engine.games.base import BLACK, DRAW, WHITE, Game
+from saz.engine.games.base import BLACK, DRAW, WHITE, Game, parse_diagram
 from saz.engine.games.bitboard import mask_of, points_of
 from saz.engine.games.errors import (
-    GameError,
     IllegalMoveError,
     UndoError,
     UnsupportedRuleError,
@@ -205,20 +204,9 @@ class Othello(Game):
         from the top, `X` black, `O` white, `.` empty, spaces ignored. The discs are the start
         of the history (`undo` stops there) and need not be reachable by play: for puzzles,
         tests and GUI set-up. GameError on a malformed diagram."""
-        rows = [line.replace(" ", "") for line in diagram.strip().splitlines()]
-        rows = [row for row in rows if row]
-        if not rows or any(len(row) != len(rows[0]) for row in rows):
-            raise GameError("a diagram needs rows of equal length")
-        unknown = set("".join(rows)) - set("XO.")
-        if unknown:
-            raise GameError(f"unknown diagram characters {''.join(sorted(unknown))!r}; use X O .")
-        if to_move != BLACK and to_move != WHITE:
-            raise GameError(f"to_move must be BLACK (1) or WHITE (-1), got {to_move!r}")
-        game = cls(len(rows[0]), len(rows))
-        text = "".join(rows)
-        black = mask_of(p for p, char in enumerate(text) if char == "X")
-        white = mask_of(p for p, char in enumerate(text) if char == "O")
-        game._set_position(black, white, to_move)
+        width, height, black, white = parse_diagram(diagram, to_move)
+        game = cls(width, height)
+        game._set_position(mask_of(black), mask_of(white), to_move)
         return game
 
     def _set_position(self, black: int, white: int, to_move: int) -> None:
