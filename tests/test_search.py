@@ -277,3 +277,39 @@ def test_game_over_is_rejected() -> None:
     game.play(game.pass_move)
     with pytest.raises(ValueError, match="over"):
         MCTS(FakeNet()).search(game, SearchLimits(visits=10))
+
+
+def test_lockstep_drives_many_trees_with_one_network_call_per_step() -> None:
+    net = FakeNet()
+    games = [new_game("othello", 8), new_game("othello", 8)]
+    games[1].play(games[1].legal_moves()[0])
+    searches = [MCTS(net, SearchOptions(seed=i, dirichlet_epsilon=0.25)) for i in range(2)]
+    for search, game in zip(searches, games):
+        assert search.begin(game) is None
+    steps = 0
+    while min(s.result().root_visits for s in searches) < 200:
+        positions, owners = [], []
+        for search in searches:
+            batch = search.gather(8)
+            positions += batch
+            owners.append(len(batch))
+        x = np.stack([np.zeros((p.num_nodes, p.num_features()), np.float32) for p in positions])
+        for i, p in enumerate(positions):
+            p.encode(x[i])
+        log_policy, values = net.run(x, None)
+        start = 0
+        for search, count in zip(searches, owners):
+            search.absorb(log_policy[start:start + count], values[start:start + count])
+            start += count
+        steps += 1
+    assert len(net.calls) == steps
+    for search, game in zip(searches, games):
+        check_tree(search.root)
+        result = search.result()
+        assert game.is_legal(result.best_move)
+        assert sum(m.visits for m in result.moves) == result.root_visits - 1
+
+
+def test_lockstep_needs_begin() -> None:
+    with pytest.raises(RuntimeError, match="begin"):
+        MCTS(FakeNet()).gather(4)

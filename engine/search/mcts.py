@@ -142,14 +142,15 @@ class MCTS:
         self._nodes = 0
         self._buffers: dict[tuple[int, int], list[np.ndarray]] = {}
         self._pool: ThreadPoolExecutor | None = None
+        self._lock: _Lockstep | None = None
         self._stop = threading.Event()
         self._running = False
-        self._lock = threading.Lock()
+        self._state_lock = threading.Lock()
 
     # -- control ---------------------------------------------------------------------------------
     def stop(self) -> None:
         """End the running search at the next batch boundary (no effect when idle)."""
-        with self._lock:
+        with self._state_lock:
             if self._running:
                 self._stop.set()
 
@@ -166,13 +167,13 @@ class MCTS:
         `progress_interval` seconds (analysis front-ends)."""
         if game.is_over():
             raise ValueError("the game is over: there is no move to search")
-        with self._lock:
+        with self._state_lock:
             self._stop.clear()
             self._running = True
         try:
             return self._search(game, limits, on_progress, progress_interval)
         finally:
-            with self._lock:
+            with self._state_lock:
                 self._running = False
                 self._stop.clear()
 
@@ -219,12 +220,18 @@ class MCTS:
         return self._result(root, counters, start)
 
     def _collect(self, root: Node, counters: _Counters) -> _Batch | None:
-        """Descend up to `batch_size` times; back up positions the rules decide at once and
-        gather the new leaves, encoded, for one network call (None when there are none)."""
+        """One batch of new leaves, encoded for one network call (None when there are none)."""
+        paths, leaves = self._descend_batch(root, counters, self.options.batch_size)
+        return self._encode(paths, leaves) if leaves else None
+
+    def _descend_batch(self, root: Node, counters: _Counters,
+                       size: int) -> tuple[list[list[Node]], list[Node]]:
+        """Descend up to `size` times; back up positions the rules decide at once and return the
+        new leaves (with their paths) that need the network."""
         vl = self.options.virtual_loss
         paths: list[list[Node]] = []
         leaves: list[Node] = []
-        for _ in range(self.options.batch_size):
+        for _ in range(size):
             path, created = self._descend(root, vl)
             leaf = path[-1]
             if leaf.terminal is not None:
@@ -238,7 +245,7 @@ class MCTS:
                 counters.collisions += 1
                 break
         counters.started += len(leaves)
-        return self._encode(paths, leaves) if leaves else None
+        return paths, leaves
 
     def _finish_oldest(self, in_flight: deque[tuple[_Batch, Future[_Output] | _Output]],
                        counters: _Counters) -> None:
@@ -277,6 +284,62 @@ class MCTS:
         _decide_by_rules(child)
         return child
 
+    # -- lockstep: many trees, one network call (self-play) ---------------------------------------
+    def begin(self, game: Game) -> SearchResult | None:
+        """Start a lockstep search of `game` (the tree is reused as by `search`), then alternate
+        `gather` and `absorb` until `result()` has enough visits. Returns a result at once when
+        the rules decide the move (an immediate win); the network is then not needed.
+
+        This lets a caller drive many trees and evaluate all their leaves in one network call:
+        self-play's way to feed the network big batches from Python. Subgraph sampling is not
+        available here (the caller builds the network input from full positions)."""
+        if game.is_over():
+            raise ValueError("the game is over: there is no move to search")
+        if self.options.subgraphs.enabled:
+            raise ValueError("lockstep search evaluates full positions: disable subgraphs")
+        self._lock = _Lockstep(self._root_for(game), _Counters(), time.monotonic())
+        root = self._lock.root
+        wins = root.game.winning_moves()
+        if wins:
+            return self._decided(root, wins[0], 1.0, self._lock.start)
+        if root.expanded and self.options.dirichlet_epsilon > 0:
+            self._add_root_noise(root)
+        return None
+
+    def gather(self, max_leaves: int) -> list[Game]:
+        """Positions for the network, in order (at most `max_leaves`; maybe none when every
+        descent ended in a position the rules decide). Answer them with `absorb`."""
+        lock = self._require_lockstep()
+        root = lock.root
+        if not root.expanded:
+            add_virtual_loss([root], self.options.virtual_loss)
+            lock.paths, lock.leaves = [[root]], [root]
+        else:
+            lock.paths, lock.leaves = self._descend_batch(root, lock.counters, max_leaves)
+        return [leaf.game for leaf in lock.leaves]
+
+    def absorb(self, log_policy: np.ndarray, values: np.ndarray) -> None:
+        """The network's outputs (rows in `gather`'s order) for the last gathered positions."""
+        lock = self._require_lockstep()
+        root_was_leaf = not lock.root.expanded
+        self._absorb_rows(lock.paths, lock.leaves, log_policy, values, 1)
+        lock.counters.evaluated += len(lock.leaves)
+        lock.counters.playouts += len(lock.leaves)
+        lock.counters.batches += 1
+        lock.paths, lock.leaves = [], []
+        if root_was_leaf and self.options.dirichlet_epsilon > 0:
+            self._add_root_noise(lock.root)
+
+    def result(self) -> SearchResult:
+        """The lockstep search's result so far."""
+        lock = self._require_lockstep()
+        return self._result(lock.root, lock.counters, lock.start)
+
+    def _require_lockstep(self) -> _Lockstep:
+        if self._lock is None:
+            raise RuntimeError("call begin() before gather(), absorb() or result()")
+        return self._lock
+
     # -- evaluation ------------------------------------------------------------------------------
     def _encode(self, paths: list[list[Node]], leaves: list[Node]) -> _Batch:
         """The network input for `leaves`: each position, then its sub-boards when sampling."""
@@ -304,17 +367,20 @@ class MCTS:
     def _finish(self, batch: _Batch, output: _Output, counters: _Counters) -> None:
         """Expand the evaluated leaves and back their values up."""
         log_policy, values, seconds = output
-        vl = self.options.virtual_loss
-        group = batch.group
-        for j, (path, leaf) in enumerate(zip(batch.paths, batch.leaves)):
-            r = j * group
-            self._expand(leaf, log_policy[r], log_policy[r + 1:r + group] if group > 1 else None)
-            backup(path, float(values[r]), vl)
+        self._absorb_rows(batch.paths, batch.leaves, log_policy, values, batch.group)
         self._release(batch.x)
         counters.eval_seconds += seconds
         counters.batches += 1
         counters.evaluated += len(batch.leaves)
         counters.playouts += len(batch.leaves)
+
+    def _absorb_rows(self, paths: list[list[Node]], leaves: list[Node], log_policy: np.ndarray,
+                     values: np.ndarray, group: int) -> None:
+        vl = self.options.virtual_loss
+        for j, (path, leaf) in enumerate(zip(paths, leaves)):
+            r = j * group
+            self._expand(leaf, log_policy[r], log_policy[r + 1:r + group] if group > 1 else None)
+            backup(path, float(values[r]), vl)
 
     def _expand(self, node: Node, log_policy: np.ndarray, sub_policies: np.ndarray | None) -> None:
         forced = node.forced
@@ -417,7 +483,10 @@ class MCTS:
             pv = (child.move, *principal_variation(child))
             infos.append(MoveInfo(child.move, child.n, q, child.prior, lcb, pv))
         infos.sort(key=lambda m: (m.visits, m.value), reverse=True)
-        best = infos[0].move if infos else root.moves[0]  # type: ignore[index]
+        if infos:
+            best = infos[0].move
+        else:  # nothing searched yet: the network's favourite, else any legal move
+            best = root.moves[0] if root.moves else int(root.game.legal_moves()[0])
         value = -root.w / root.n if root.n else 0.0
         stats = counters.freeze(time.monotonic() - start, self._nodes)
         return SearchResult(best, value, root.n, tuple(infos), stats, False, root.game.num_nodes)
@@ -438,6 +507,17 @@ class _Batch:
     mask: np.ndarray | None
     #: Rows per leaf: the position itself, then its sub-boards.
     group: int
+
+
+@dataclass
+class _Lockstep:
+    """The state of a lockstep search between calls."""
+
+    root: Node
+    counters: _Counters
+    start: float
+    paths: list[list[Node]] = field(default_factory=list)
+    leaves: list[Node] = field(default_factory=list)
 
 
 @dataclass
