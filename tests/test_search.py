@@ -313,3 +313,15 @@ def test_lockstep_drives_many_trees_with_one_network_call_per_step() -> None:
 def test_lockstep_needs_begin() -> None:
     with pytest.raises(RuntimeError, match="begin"):
         MCTS(FakeNet()).gather(4)
+
+
+def test_allowed_moves_restrict_the_root() -> None:
+    game = new_game("go", 5)
+    search = MCTS(FakeNet(), SearchOptions(batch_size=4))
+    search.search(game, SearchLimits(visits=50, early_stop=False))
+    allowed = {game.point(1, 1), game.point(3, 3)}
+    result = search.search(game, SearchLimits(visits=50, early_stop=False), allowed=allowed)
+    assert {m.move for m in result.moves} <= allowed
+    assert result.best_move in allowed
+    with pytest.raises(ValueError, match="allowed"):
+        search.search(game, SearchLimits(visits=5), allowed={game.num_nodes + 3})

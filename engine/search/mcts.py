@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from math import sqrt
@@ -162,16 +162,23 @@ class MCTS:
     # -- search ----------------------------------------------------------------------------------
     def search(self, game: Game, limits: SearchLimits,
                on_progress: Callable[[SearchResult], None] | None = None,
-               progress_interval: float = 0.0) -> SearchResult:
+               progress_interval: float = 0.0,
+               allowed: Collection[int] | None = None) -> SearchResult:
         """Search `game` (left untouched) within `limits`; `on_progress` receives snapshots every
-        `progress_interval` seconds (analysis front-ends)."""
+        `progress_interval` seconds (analysis front-ends). `allowed` restricts the root's moves
+        (GTP cleanup, analysis allow/avoid lists); such a search starts a fresh tree."""
         if game.is_over():
             raise ValueError("the game is over: there is no move to search")
+        if allowed is not None:
+            allowed = {int(m) for m in allowed}
+            if not any(game.is_legal(m) for m in allowed):
+                raise ValueError("none of the allowed moves is legal")
+            self.reset()
         with self._state_lock:
             self._stop.clear()
             self._running = True
         try:
-            return self._search(game, limits, on_progress, progress_interval)
+            return self._search(game, limits, on_progress, progress_interval, allowed)
         finally:
             with self._state_lock:
                 self._running = False
@@ -179,10 +186,10 @@ class MCTS:
 
     def _search(self, game: Game, limits: SearchLimits,
                 on_progress: Callable[[SearchResult], None] | None,
-                progress_interval: float) -> SearchResult:
+                progress_interval: float, allowed: set[int] | None) -> SearchResult:
         start = time.monotonic()
         root = self._root_for(game)
-        wins = root.game.winning_moves()
+        wins = [m for m in root.game.winning_moves() if allowed is None or m in allowed]
         if wins:
             return self._decided(root, wins[0], 1.0, start)
         counters = _Counters()
@@ -190,6 +197,8 @@ class MCTS:
             add_virtual_loss([root], self.options.virtual_loss)
             batch = self._encode([[root]], [root])
             self._finish(batch, self._run(batch), counters)
+        if allowed is not None:
+            _restrict(root, allowed)
         if len(root.moves) == 1:  # type: ignore[arg-type]
             return self._decided(root, root.moves[0], -root.q(), start)  # type: ignore[index]
         if self.options.dirichlet_epsilon > 0:
@@ -533,6 +542,15 @@ class _Counters:
     def freeze(self, seconds: float, nodes: int) -> SearchStats:
         return SearchStats(self.playouts, self.batches, self.evaluated, self.collisions,
                            seconds, self.eval_seconds, nodes)
+
+
+def _restrict(root: Node, allowed: set[int]) -> None:
+    """Keep only the allowed moves at a freshly expanded root (no children yet)."""
+    kept = [(m, p) for m, p in zip(root.moves, root.priors) if m in allowed]  # type: ignore[arg-type]
+    if not kept:  # the rules forced other moves: keep them rather than having none
+        return
+    total = sum(p for _, p in kept)
+    root.set_moves([m for m, _ in kept], [p / total for _, p in kept])
 
 
 def _decide_by_rules(node: Node) -> None:
