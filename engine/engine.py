@@ -1,0 +1,211 @@
+"""The engine facade: one game, its rules, a clock, a search and the network behind it.
+
+Front-ends (GTP, Gomocup) translate protocol lines into these calls and know nothing of rules or
+search; the facade knows nothing of protocols. Everything a front-end may ask is here: set up a
+game, play and undo moves, think (generate a move, analyse, ponder), keep the clock, stop.
+
+Concurrency: a front-end reads input on its own thread, so that a running analysis or ponder can
+be interrupted. The facade runs at most one background search (analysis or pondering) and halts
+it, waiting for it, before anything changes the position; `stop()` may be called from any thread.
+Calls that change state come from one thread at a time (the front-end's command loop).
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from saz.engine.games import Game, GameError, new_game
+from saz.engine.search.clock import (
+    FixedTimePerMove,
+    FixedVisits,
+    MoveBudget,
+    NoTimeLimit,
+    TimeControl,
+    TimeManager,
+    expected_moves_left,
+)
+from saz.engine.search.mcts import MCTS, SearchLimits, SearchResult
+from saz.engine.search.options import SearchOptions
+
+#: The board each game starts on until a front-end asks for another.
+DEFAULT_SIZES = {"go": 19, "gomoku": 15, "othello": 8}
+#: Visits per move when nothing else limits a move (no clock, no --visits).
+DEFAULT_VISITS = 800
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """What the command line sets once per process."""
+
+    game: str = "go"
+    #: The model file; None: the shipped model of the game (`models/<game>.onnx`).
+    model: Path | None = None
+    device: str = "auto"
+    threads: int | None = None
+    #: Visits per move (a cap even under a clock); None: the clock decides, else DEFAULT_VISITS.
+    visits: int | None = None
+    #: Seconds per move when no time control is set by the controller.
+    time_per_move: float | None = None
+    #: Keep searching on the opponent's time after each generated move.
+    ponder: bool = False
+    search: SearchOptions = field(default_factory=SearchOptions)
+    #: Rules keywords for new games (Go: komi; Gomoku: rule).
+    rules: dict[str, Any] = field(default_factory=dict)
+
+
+class Engine:
+    """A game in progress and the means to think about it."""
+
+    def __init__(self, config: EngineConfig, *, clock: TimeManager | None = None) -> None:
+        self.config = config
+        self.game_name = config.game
+        self.rules: dict[str, Any] = dict(config.rules)
+        self.game: Game = new_game(self.game_name, DEFAULT_SIZES[self.game_name], **self.rules)
+        self.clock = clock or TimeManager(self._default_control())
+        self._searches: dict[str, MCTS] = {}
+        self._background: threading.Thread | None = None
+        self._active: MCTS | None = None
+
+    # -- the position ----------------------------------------------------------------------------
+    def set_game(self, name: str, width: int | None = None, height: int | None = None,
+                 **rules: Any) -> None:
+        """Switch to another game (GTP `set_game`), on its default or the given size."""
+        self.halt()
+        size = width or DEFAULT_SIZES.get(name, 0)
+        game = new_game(name, size, height, **rules)  # raises before anything changes
+        self.game_name, self.rules, self.game = name, dict(rules), game
+
+    def new_game(self, width: int | None = None, height: int | None = None) -> None:
+        """A fresh game on a width x height board (default: the current size)."""
+        self.halt()
+        w = self.game.width if width is None else width
+        h = (self.game.height if width is None else w) if height is None else height
+        self.game = new_game(self.game_name, w, h, **self.rules)
+        self.clock.set_control(self.clock.control)  # a new game restarts the clock
+
+    def set_rules(self, **rules: Any) -> None:
+        """Change rule parameters (e.g. Go's komi) keeping the moves played so far."""
+        self.halt()
+        merged = {**self.rules, **rules}
+        game = new_game(self.game_name, self.game.width, self.game.height, **merged)
+        for move in self.game.moves:
+            game.play(move)
+        self.rules, self.game = merged, game
+
+    def replace_game(self, game: Game) -> None:
+        """Adopt a position set up elsewhere (SGF, handicap, board transfer) of the same game."""
+        if game.name != self.game_name:
+            raise GameError(f"a {game.name} position cannot replace a {self.game_name} game")
+        self.halt()
+        self.game = game
+
+    def play(self, move: int) -> None:
+        """Play `move` for the side to move; GameError leaves everything unchanged."""
+        self.halt()
+        self.game.play(move)
+
+    def undo(self) -> None:
+        self.halt()
+        self.game.undo()
+
+    # -- thinking --------------------------------------------------------------------------------
+    def think(self, *, on_progress: Callable[[SearchResult], None] | None = None,
+              progress_interval: float = 0.0,
+              allowed: Collection[int] | None = None) -> SearchResult:
+        """Search the current position within the clock's budget; the move is not played."""
+        self.halt()
+        budget = self.clock.start_move(
+            expected_moves_left(self.game_name, self.game.num_points, len(self.game.moves)))
+        try:
+            return self._searcher().search(self.game, self._limits(budget), on_progress,
+                                           progress_interval, allowed)
+        finally:
+            self.clock.end_move()
+
+    def genmove(self, **kwargs: Any) -> SearchResult:
+        """Think, play the chosen move, and ponder afterwards if configured."""
+        result = self.think(**kwargs)
+        self.game.play(result.best_move)
+        if self.config.ponder and not self.game.is_over():
+            self._start_background(self._ponder)
+        return result
+
+    def analyze(self, on_progress: Callable[[SearchResult], None], interval: float,
+                allowed: Collection[int] | None = None) -> None:
+        """Search the current position in the background until `stop()`, sending snapshots every
+        `interval` seconds (GTP lz-analyze / kata-analyze)."""
+        self.halt()
+        if self.game.is_over():
+            raise GameError("the game is over: there is nothing to analyse")
+        search = self._searcher()
+        game = self.game.copy()
+        self._start_background(
+            lambda: search.search(game, SearchLimits(), on_progress, interval, allowed))
+
+    def stop(self) -> None:
+        """End a running search (analysis, ponder, or a genmove in progress): thread-safe."""
+        search = self._active
+        if search is not None:
+            search.stop()
+
+    def halt(self) -> None:
+        """Stop any background search and wait for it."""
+        thread = self._background
+        if thread is not None:
+            self.stop()
+            thread.join()
+            self._background = None
+
+    @property
+    def searching_in_background(self) -> bool:
+        thread = self._background
+        return thread is not None and thread.is_alive()
+
+    # -- the clock -------------------------------------------------------------------------------
+    def set_time_control(self, control: TimeControl) -> None:
+        self.clock.set_control(control)
+
+    # -- internals -------------------------------------------------------------------------------
+    def _default_control(self) -> TimeControl:
+        if self.config.time_per_move is not None:
+            return FixedTimePerMove(self.config.time_per_move)
+        if self.config.visits is not None:
+            return FixedVisits(self.config.visits)
+        return NoTimeLimit()
+
+    def _limits(self, budget: MoveBudget) -> SearchLimits:
+        visits = budget.max_visits
+        if self.config.visits is not None:
+            visits = self.config.visits if visits is None else min(visits, self.config.visits)
+        if budget.unlimited and visits is None:
+            visits = DEFAULT_VISITS
+        finite = (lambda t: t if t != float("inf") else None)
+        return SearchLimits(visits=visits, soft_seconds=finite(budget.soft),
+                            hard_seconds=finite(budget.hard))
+
+    def _searcher(self) -> MCTS:
+        """The search of the current game, loading its network on first use (ModelError)."""
+        search = self._searches.get(self.game_name)
+        if search is None:
+            from saz.engine.evaluator import Evaluator, default_model_path
+
+            path = self.config.model or default_model_path(self.game_name)
+            evaluator = Evaluator(path, device=self.config.device,  # type: ignore[arg-type]
+                                  threads=self.config.threads, game=self.game_name)
+            search = MCTS(evaluator, self.config.search)
+            self._searches[self.game_name] = search
+        self._active = search
+        return search
+
+    def _start_background(self, work: Callable[[], object]) -> None:
+        self.halt()
+        self._background = threading.Thread(target=work, name="saz-background", daemon=True)
+        self._background.start()
+
+    def _ponder(self) -> None:
+        search = self._searcher()
+        search.search(self.game.copy(), SearchLimits(visits=self.config.search.max_nodes))
+

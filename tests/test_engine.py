@@ -1,0 +1,111 @@
+"""The engine facade: position changes, thinking under a clock, pondering, analysis, errors."""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from saz.engine.engine import Engine, EngineConfig
+from saz.engine.evaluator import ModelError
+from saz.engine.games import UnsupportedSizeError
+from saz.engine.search.clock import Absolute, FixedVisits
+from saz.engine.search.options import SearchOptions
+
+
+@pytest.fixture
+def go_engine(tiny_model) -> Engine:
+    return Engine(EngineConfig(game="go", model=tiny_model("go").path, visits=40,
+                               search=SearchOptions(batch_size=8)))
+
+
+def test_genmove_plays_a_legal_move(go_engine: Engine) -> None:
+    go_engine.new_game(9)
+    result = go_engine.genmove()
+    assert go_engine.game.moves == [result.best_move]
+    assert 40 <= result.root_visits < 48
+
+
+def test_think_does_not_play(go_engine: Engine) -> None:
+    go_engine.new_game(7)
+    go_engine.think()
+    assert go_engine.game.moves == []
+
+
+def test_clock_budget_is_used(tiny_model) -> None:
+    engine = Engine(EngineConfig(game="gomoku", model=tiny_model("gomoku").path))
+    engine.new_game(9)
+    engine.set_time_control(Absolute(2.0))
+    start = time.monotonic()
+    engine.genmove()
+    took = time.monotonic() - start
+    assert 0.005 < took < 1.0  # a fair share of 2 s for a game of dozens of moves
+    assert engine.clock.state.main_left < 2.0
+
+
+def test_fixed_visits_control(tiny_model) -> None:
+    engine = Engine(EngineConfig(game="othello", model=tiny_model("othello").path))
+    engine.set_time_control(FixedVisits(30))
+    assert 30 <= engine.think().root_visits < 30 + SearchOptions().batch_size
+
+
+def test_bad_size_leaves_the_game_alone(go_engine: Engine) -> None:
+    go_engine.new_game(9)
+    go_engine.play(go_engine.game.point(4, 4))
+    with pytest.raises(UnsupportedSizeError):
+        go_engine.new_game(26)
+    assert go_engine.game.width == 9 and len(go_engine.game.moves) == 1
+
+
+def test_set_rules_keeps_the_moves(go_engine: Engine) -> None:
+    go_engine.new_game(9)
+    go_engine.play(10)
+    go_engine.play(20)
+    go_engine.set_rules(komi=0.5)
+    assert go_engine.game.moves == [10, 20]
+    assert go_engine.game.rules.komi == 0.5
+
+
+def test_missing_model_is_a_clear_error_and_the_game_goes_on(tmp_path: Path) -> None:
+    engine = Engine(EngineConfig(game="gomoku", model=tmp_path / "nope.onnx"))
+    engine.play(12)
+    with pytest.raises(ModelError, match="nope.onnx"):
+        engine.genmove()
+    assert engine.game.moves == [12]
+
+
+def test_ponder_runs_until_the_next_command_and_is_reused(tiny_model) -> None:
+    engine = Engine(EngineConfig(game="gomoku", model=tiny_model("gomoku").path, visits=30,
+                                 ponder=True, search=SearchOptions(batch_size=4)))
+    engine.new_game(9)
+    engine.genmove()
+    assert engine.searching_in_background
+    time.sleep(0.3)
+    search = engine._searcher()
+    pondered = search.root
+    reply = max(pondered.children, key=lambda c: c.n)
+    engine.play(reply.move)  # halts the ponder
+    assert not engine.searching_in_background
+    assert reply.n > 30  # pondering went well past the visit limit of a move
+    engine.think()
+    assert search.root is reply
+
+
+def test_analysis_reports_until_stopped(tiny_model) -> None:
+    engine = Engine(EngineConfig(game="othello", model=tiny_model("othello").path))
+    snapshots = []
+    got_two = threading.Event()
+
+    def report(result) -> None:
+        snapshots.append(result)
+        if len(snapshots) >= 2:
+            got_two.set()
+
+    engine.analyze(report, 0.05)
+    assert got_two.wait(10)
+    engine.stop()
+    engine.halt()
+    assert not engine.searching_in_background
+    assert snapshots[-1].root_visits >= snapshots[0].root_visits
+    assert engine.game.moves == []
