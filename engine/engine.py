@@ -145,6 +145,14 @@ class Engine:
         self._start_background(
             lambda: search.search(game, SearchLimits(), on_progress, interval, allowed))
 
+    def load_network(self) -> None:
+        """Load the current game's network now rather than at its first search (ModelError).
+
+        Loading costs a good part of a second (onnxruntime's import, the session). A front-end
+        whose controller times each move but not the set-up (Gomocup's START) loads it during
+        set-up, so that the first move's budget goes to the search alone."""
+        self._searcher()
+
     def stop(self) -> None:
         """End a running search (analysis, ponder, or a genmove in progress): thread-safe."""
         search = self._active
