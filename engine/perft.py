@@ -15,28 +15,40 @@ from collections.abc import Sequence
 from saz.engine.games import GAME_NAMES, Game, GameError, new_game
 
 
-def perft(game: Game, depth: int) -> int:
+class PerftCounter:
+    """Moves actually played by a perft (bulk-counted leaves are not): the honest speed unit,
+    since each costs a play, a move generation and an undo."""
+
+    def __init__(self) -> None:
+        self.plays = 0
+
+
+def perft(game: Game, depth: int, counter: PerftCounter | None = None) -> int:
     """Leaf positions `depth` plies below `game` (which is restored before returning)."""
     if depth <= 0:
         return 1
     moves = game.legal_moves()
     if depth == 1:
         return len(moves)
+    if counter is not None:
+        counter.plays += len(moves)
     total = 0
     for move in moves.tolist():
         game.play(move)
-        total += perft(game, depth - 1)
+        total += perft(game, depth - 1, counter)
         game.undo()
     return total
 
 
-def divide(game: Game, depth: int) -> dict[int, int]:
+def divide(game: Game, depth: int, counter: PerftCounter | None = None) -> dict[int, int]:
     """Perft split by first move: {move: leaves below it}, the usual tool to find a divergence."""
     counts = {}
     for move in game.legal_moves().tolist():
         game.play(move)
-        counts[move] = perft(game, depth - 1)
+        counts[move] = perft(game, depth - 1, counter)
         game.undo()
+    if counter is not None and depth > 1:
+        counter.plays += len(counts)
     return counts
 
 
@@ -71,19 +83,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GameError as exc:
         print(f"saz perft: {exc}", file=sys.stderr)
         return 2
+    counter = PerftCounter()
     start = time.perf_counter()
     if args.divide and args.depth > 0:
-        counts = divide(game, args.depth)
+        counts = divide(game, args.depth, counter)
         for move, count in counts.items():
             print(f"{move}: {count}")
         total = sum(counts.values())
     else:
-        total = perft(game, args.depth)
-    seconds = time.perf_counter() - start
+        total = perft(game, args.depth, counter)
+    seconds = max(time.perf_counter() - start, 1e-9)
     print(total)
-    rate = total / seconds if seconds > 0 else float("inf")
-    print(f"{args.game} {args.size[0]}x{args.size[1]} depth {args.depth}: {total} leaves "
-          f"in {seconds:.3f} s, {rate:,.0f} leaves/s", file=sys.stderr)
+    print(f"{args.game} {args.size[0]}x{args.size[1]} depth {args.depth}: {total} leaves in "
+          f"{seconds:.3f} s; {total / seconds:,.0f} leaves/s (last ply counted, not played); "
+          f"{counter.plays:,} moves played, {counter.plays / seconds:,.0f} moves/s",
+          file=sys.stderr)
     return 0
 
 
