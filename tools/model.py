@@ -1,0 +1,272 @@
+"""The policy-value graph network, in two forms that share one state_dict.
+
+The architecture follows "Train on Small, Play the Large" (Ben-Assayag & El-Yaniv, 2021): the
+board graph of `saz.engine.graph` goes through GIN layers (each followed by layer normalisation
+and ReLU, with a residual connection where the widths match); the node representations of all
+layers are concatenated (jumping knowledge) and pass two fully connected layers with batch
+normalisation, ReLU and dropout; then a policy head (one logit per node, log-softmax over the
+nodes of each graph, the extra node's entry being pass) and a value head (one number per node,
+mean over the graph's nodes, tanh). No layer depends on the board size, so one network plays
+every size.
+
+* `PolicyValueNet` is the training form: torch-geometric `GINConv` on a batch of graphs of any
+  sizes (a `batch` vector says which graph each node belongs to).
+* `PolicyValueNetExport` is its export twin: the same parameters computed on a batch of positions
+  of one board size, `x [B, N, F]`, aggregating neighbours through the layout's padded neighbour
+  table and hub row with Gather/MatMul only. Scatter ops would export either slow or wrong (see
+  DESIGN.md, "The model contract"), so the exported graph has none.
+
+Both accept a node mask (the subgraph sampling of the paper): a masked-out node sends no messages,
+takes no part in the policy softmax (its log-probability is `MASKED_LOG_PROB`) and is left out of
+the value mean. The extra node is always kept, whatever the mask says.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch_geometric.nn import GINConv
+from torch_geometric.utils import scatter
+
+from saz.engine.graph import GraphLayout
+from saz.engine.model_card import MASKED_LOG_PROB
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """The network's shape.
+
+    The defaults (hidden 64, three layers) were chosen by measurement on the 2-core development
+    CPU (`saz bench evaluator`, docs/BENCHMARKS.md): hidden 64 evaluates 19x19 at about 4k
+    positions/s in batches of 8, hidden 128 at about half that for four times the GIN/FC weights,
+    and the search needs the throughput more than the capacity on that machine. Three GIN layers
+    are the paper's depth; the extra node makes every point at most two hops from every other,
+    so more layers add little reach.
+    """
+
+    #: Input width: the game's `len(feature_names)`.
+    num_features: int
+    hidden: int = 64
+    layers: int = 3
+    #: Dropout after each fully connected layer (training only).
+    dropout: float = 0.1
+
+    def __post_init__(self) -> None:
+        for name in ("num_features", "hidden", "layers"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"NetConfig.{name} must be a positive integer, got {value!r}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"NetConfig.dropout must be in [0, 1), got {self.dropout!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> NetConfig:
+        """The config saved by `to_dict`; ValueError on unknown or missing keys."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown NetConfig key(s): {', '.join(unknown)}")
+        return cls(**data)
+
+
+def _gin_mlp(width_in: int, hidden: int) -> nn.Sequential:
+    """The MLP inside a GIN layer (two linear layers, as in the GIN paper)."""
+    return nn.Sequential(nn.Linear(width_in, hidden), nn.ReLU(), nn.Linear(hidden, hidden))
+
+
+class _GINWeights(nn.Module):
+    """A GIN layer's parameters under GINConv's state_dict keys (`nn.*`, `eps`), without its
+    scatter-based message passing: the export twin aggregates by itself."""
+
+    def __init__(self, mlp: nn.Module) -> None:
+        super().__init__()
+        self.nn = mlp
+        self.register_buffer("eps", torch.zeros(1))
+
+
+class _Network(nn.Module):
+    """Everything but the message passing: the parameters and the per-node computations the two
+    forms share, so that they cannot drift apart."""
+
+    def __init__(self, config: NetConfig, convs: Sequence[nn.Module]) -> None:
+        super().__init__()
+        self.config = config
+        h, n_layers = config.hidden, config.layers
+        self.convs = nn.ModuleList(convs)
+        self.norms = nn.ModuleList(nn.LayerNorm(h) for _ in range(n_layers))
+        # Residual only where input and output widths match (not into the first layer, unless
+        # the game happens to have `hidden` features).
+        self._residual = tuple(
+            (config.num_features if k == 0 else h) == h for k in range(n_layers))
+        self.fc1 = nn.Linear(h * n_layers, h)
+        self.bn1 = nn.BatchNorm1d(h)
+        self.fc2 = nn.Linear(h, h)
+        self.bn2 = nn.BatchNorm1d(h)
+        self.drop = nn.Dropout(config.dropout)
+        self.policy = nn.Linear(h, 1)
+        self.value = nn.Linear(h, 1)
+
+    @staticmethod
+    def _mlp_widths(config: NetConfig) -> list[tuple[int, int]]:
+        return [(config.num_features if k == 0 else config.hidden, config.hidden)
+                for k in range(config.layers)]
+
+    def _finish_layer(self, k: int, h_in: Tensor, conv_out: Tensor) -> Tensor:
+        """Layer k's output from its GIN output: layer norm, ReLU, residual."""
+        h = torch.relu(self.norms[k](conv_out))
+        return h + h_in if self._residual[k] else h
+
+    def _heads(self, jk: Tensor) -> tuple[Tensor, Tensor]:
+        """Per-node policy logit and value from the jumping-knowledge rows `[M, hidden*layers]`."""
+        h = self.drop(torch.relu(self.bn1(self.fc1(jk))))
+        h = self.drop(torch.relu(self.bn2(self.fc2(h))))
+        return self.policy(h).squeeze(-1), self.value(h).squeeze(-1)
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+
+class GraphBatch(NamedTuple):
+    """A torch-geometric style batch in `PolicyValueNet.forward`'s argument order: `net(*batch)`."""
+
+    x: Tensor  # [total_nodes, F] float32
+    edge_index: Tensor  # [2, total_edges] int64
+    batch: Tensor  # [total_nodes] int64, graph of each node (ascending)
+    mask: Tensor | None  # [total_nodes] bool, True = kept; None = every node kept
+    num_graphs: int
+
+
+def collate(xs: Sequence[np.ndarray], layouts: Sequence[GraphLayout],
+            masks: Sequence[np.ndarray] | None = None) -> GraphBatch:
+    """One batch from positions of any sizes: `xs[i]` is `[layouts[i].num_nodes, F]` (a row of
+    `graph.encode`), `masks[i]` (optional) `[num_nodes]`, nonzero = kept."""
+    if len(xs) != len(layouts) or (masks is not None and len(masks) != len(xs)):
+        raise ValueError("collate needs one layout (and one mask, if any) per position")
+    if not xs:
+        raise ValueError("collate needs at least one position")
+    sizes = [lay.num_nodes for lay in layouts]
+    for x, n in zip(xs, sizes, strict=True):
+        if x.shape[0] != n:
+            raise ValueError(f"a position with {x.shape[0]} nodes does not fit a layout of {n}")
+    offsets = np.cumsum([0] + sizes[:-1])
+    edge_index = np.concatenate(
+        [lay.edge_index + off for lay, off in zip(layouts, offsets, strict=True)], axis=1)
+    batch = np.repeat(np.arange(len(xs)), sizes)
+    mask = None if masks is None else torch.from_numpy(np.concatenate(masks) != 0)
+    return GraphBatch(torch.from_numpy(np.concatenate(xs).astype(np.float32, copy=False)),
+                      torch.from_numpy(edge_index), torch.from_numpy(batch), mask, len(xs))
+
+
+class PolicyValueNet(_Network):
+    """The training form: torch-geometric GINConv over a batch of graphs of any sizes.
+
+    Nodes are ordered as `collate` (and torch-geometric's `Batch`) orders them: graph after graph,
+    each graph's extra node last.
+    """
+
+    def __init__(self, config: NetConfig) -> None:
+        super().__init__(config, [GINConv(_gin_mlp(i, o)) for i, o in self._mlp_widths(config)])
+
+    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor, mask: Tensor | None = None,
+                num_graphs: int | None = None) -> tuple[Tensor, Tensor]:
+        """Returns `(log_policy [total_nodes], value [num_graphs])`.
+
+        `mask` (bool `[total_nodes]`, True = kept) removes nodes as described in the module
+        docstring; the head runs on kept nodes only, so batch normalisation's training statistics
+        never see a dropped node.
+        """
+        if num_graphs is None:
+            num_graphs = int(batch[-1]) + 1
+        keep = None
+        if mask is not None:
+            keep = mask.bool() | _last_node_of_each_graph(batch)
+            edge_index = edge_index[:, keep[edge_index[0]]]  # dropped nodes send nothing
+        hs = []
+        h = x
+        for k, conv in enumerate(self.convs):
+            h = self._finish_layer(k, h, conv(h, edge_index))
+            hs.append(h)
+        jk = torch.cat(hs, dim=-1)
+        kept_batch = batch if keep is None else batch[keep]
+        logits, values = self._heads(jk if keep is None else jk[keep])
+        log_policy = _segment_log_softmax(logits, kept_batch, num_graphs)
+        value = torch.tanh(scatter(values, kept_batch, 0, dim_size=num_graphs, reduce="mean"))
+        if keep is not None:
+            log_policy = torch.full_like(x[:, 0], MASKED_LOG_PROB).masked_scatter(keep, log_policy)
+        return log_policy, value
+
+
+class PolicyValueNetExport(_Network):
+    """The export twin: `PolicyValueNet`'s parameters on positions of one board size, scatter-free.
+
+    Inputs are the ONNX contract (`saz.engine.model_card.INPUT_NAMES`): `x [B, N, F]`, the layout's
+    `nbr [N-1, K]` (padded with index N, which reads a zero row) and `hub [1, N]`, and
+    `mask [B, N]` float (> 0.5 = kept). Outputs `log_policy [B, N]` and `value [B]`.
+    """
+
+    def __init__(self, config: NetConfig) -> None:
+        super().__init__(config, [_GINWeights(_gin_mlp(i, o)) for i, o in self._mlp_widths(config)])
+
+    @classmethod
+    def from_net(cls, net: PolicyValueNet) -> PolicyValueNetExport:
+        """The twin of a training network, in eval mode (strict: every key must match)."""
+        # GINConv's eps is a buffer fixed at 0 (GIN-0: PolicyValueNet never trains it), which the
+        # twin relies on to skip the (1 + eps) scaling.
+        if any(float(conv.eps) != 0.0 for conv in net.convs):
+            raise ValueError("the export twin computes GIN-0 layers; this network has eps != 0")
+        twin = cls(net.config)
+        twin.load_state_dict(net.state_dict(), strict=True)
+        return twin.eval()
+
+    def forward(self, x: Tensor, nbr: Tensor, hub: Tensor,
+                mask: Tensor) -> tuple[Tensor, Tensor]:
+        b, n = x.shape[0], x.shape[1]
+        kept = torch.cat([mask[:, :-1] > 0.5, torch.ones_like(mask[:, -1:], dtype=torch.bool)],
+                         dim=1)
+        m = kept.to(x.dtype).reshape(b * n, 1)
+        # Node rows stay 2-D `[B*N, C]` so that every linear layer exports as one Gemm; only the
+        # aggregation views them per position. The neighbour sum is unrolled over the table's
+        # columns (K = MAX_IN_DEGREE, fixed at export): K Gather+Add ran ~10% faster in
+        # onnxruntime than one Gather and a ReduceSum over K, and faster than a sum over a
+        # transposed table at batch 1 (19x19, hidden 64, one thread).
+        columns = [nbr[:, j] for j in range(nbr.shape[1])]
+        hs = []
+        h = x.reshape(b * n, -1) * m  # a dropped node's zero row is all it sends
+        for k, conv in enumerate(self.convs):
+            per_position = h.reshape(b, n, -1)
+            padded = F.pad(per_position, (0, 0, 0, 1))  # row N: the zero row padding reads
+            from_points = padded.index_select(1, columns[0])
+            for column in columns[1:]:
+                from_points = from_points + padded.index_select(1, column)
+            agg = torch.cat([from_points, torch.matmul(hub, per_position)], dim=1)
+            h = self._finish_layer(k, h, conv.nn(h + agg.reshape(b * n, -1))) * m  # GIN-0
+            hs.append(h)
+        logits, values = self._heads(torch.cat(hs, dim=-1))
+        logits = torch.where(kept, logits.reshape(b, n), MASKED_LOG_PROB)
+        log_policy = torch.where(kept, torch.log_softmax(logits, dim=1), MASKED_LOG_PROB)
+        kept_f = m.reshape(b, n)
+        value = torch.tanh((values.reshape(b, n) * kept_f).sum(1) / kept_f.sum(1))
+        return log_policy, value
+
+
+def _last_node_of_each_graph(batch: Tensor) -> Tensor:
+    """Bool `[total_nodes]`: True at each graph's last node, its extra node."""
+    last = torch.ones_like(batch, dtype=torch.bool)
+    last[:-1] = batch[1:] != batch[:-1]
+    return last
+
+
+def _segment_log_softmax(logits: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
+    """log_softmax of `logits` within each graph of `batch`."""
+    top = scatter(logits.detach(), batch, 0, dim_size=num_graphs, reduce="max")
+    shifted = logits - top[batch]
+    log_total = scatter(shifted.exp(), batch, 0, dim_size=num_graphs, reduce="sum").log()
+    return shifted - log_total[batch]
