@@ -1,0 +1,257 @@
+"""The evaluator: positions in, move priors and values out, through an exported network in
+onnxruntime.
+
+It loads a model (`MODEL.onnx` with its card `MODEL.json`, see `model_card.py`) and checks it before
+trusting it: the card must be well formed and describe these very bytes (size and SHA-256), the
+game's feature names and version must be the ones the network was trained on, and the ONNX
+interface must be the contract's. Anything wrong is a `ModelError` naming the file and the problem
+in one line, never a traceback from onnxruntime.
+
+`run` is the search's hot path (a raw batch of encoded positions of one board size); `evaluate`
+is the convenience on top (positions in, priors over each position's legal moves out).
+
+Never imports torch: an engine launched by a GUI must be ready in a fraction of a second.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import onnxruntime as ort
+
+from saz.engine.games import GAME_NAMES, game_class
+from saz.engine.games.base import Game
+from saz.engine.games.errors import UnsupportedRuleError
+from saz.engine.graph import GraphLayout, encode, layout
+from saz.engine.model_card import (
+    INPUT_NAMES,
+    OPSET,
+    OUTPUT_NAMES,
+    ModelCard,
+    ModelCardError,
+    card_path,
+)
+
+Device = Literal["auto", "cpu", "cuda"]
+
+#: Where the shipped models live: `models/` beside the packages (`saz/models/` when installed).
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+
+_CUDA = "CUDAExecutionProvider"
+_CPU = "CPUExecutionProvider"
+
+
+class ModelError(ValueError):
+    """A model file that cannot be used: missing, corrupt, or not for this game and engine."""
+
+
+def default_model_path(game: str) -> Path:
+    """The shipped model of `game`, `models/<game>.onnx`; ModelError when there is none."""
+    if game not in GAME_NAMES:
+        raise ModelError(f"no model for unknown game {game!r}; expected one of "
+                         f"{', '.join(GAME_NAMES)}")
+    path = MODELS_DIR / f"{game}.onnx"
+    if not path.is_file():
+        raise ModelError(f"no shipped {game} model: {path} does not exist (train one with "
+                         f"'saz train' and 'saz export', or pass a model path)")
+    return path
+
+
+class Evaluator:
+    """An exported network in an onnxruntime session, checked against its card and its game."""
+
+    def __init__(self, model_path: str | Path, *, device: Device = "auto",
+                 threads: int | None = None, game: str | None = None) -> None:
+        if device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', got {device!r}")
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads must be positive, got {threads}")
+        self.path = Path(model_path)
+        self.card = self._load_card(game)
+        self._game_cls = self._check_card()
+        self.game_name: str = self.card.game
+        self.num_features: int = self.card.num_features
+        self.threads: int = threads if threads is not None else _default_threads()
+        self._session, self.provider = self._open_session(device, self.threads)
+        self._check_interface()
+        # nbr and hub are cached by their layout; the all-kept mask per (B, N) here.
+        self._all_kept: dict[tuple[int, int], np.ndarray] = {}
+
+    # -- loading ----------------------------------------------------------------------------------
+    def _fail(self, problem: str) -> ModelError:
+        return ModelError(f"{self.path}: {problem}")
+
+    def _load_card(self, game: str | None) -> ModelCard:
+        if not self.path.is_file():
+            raise self._fail("model file not found")
+        try:
+            card = ModelCard.load(card_path(self.path))
+        except ModelCardError as exc:
+            raise self._fail(str(exc)) from None
+        if game is not None and card.game != game:
+            raise self._fail(f"the model plays {card.game}, not {game}")
+        return card
+
+    def _check_card(self) -> type[Game]:
+        """The card against this engine: the game's features (same names, same meaning) and
+        the ONNX contract. Returns the game's class."""
+        card = self.card
+        try:
+            cls = game_class(card.game)
+        except UnsupportedRuleError:
+            raise self._fail(f"its card names an unknown game {card.game!r}") from None
+        if card.feature_version != cls.feature_version:
+            raise self._fail(f"trained on {card.game} features version {card.feature_version}, "
+                             f"but this engine encodes version {cls.feature_version}")
+        if card.feature_names != tuple(cls.feature_names):
+            raise self._fail(f"trained on the features {list(card.feature_names)}, but this "
+                             f"engine encodes {list(cls.feature_names)}")
+        if card.opset != OPSET:
+            raise self._fail(f"ONNX opset {card.opset}; this engine runs opset {OPSET} models")
+        if card.inputs != INPUT_NAMES or card.outputs != OUTPUT_NAMES:
+            raise self._fail(f"its card states inputs {list(card.inputs)} and outputs "
+                             f"{list(card.outputs)}; this engine needs {list(INPUT_NAMES)} and "
+                             f"{list(OUTPUT_NAMES)}")
+        return cls
+
+    def _open_session(self, device: Device, threads: int) -> tuple[ort.InferenceSession, str]:
+        data = self.path.read_bytes()
+        try:
+            self.card.check_contents(data)
+        except ModelCardError as exc:
+            raise self._fail(str(exc)) from None
+        # Level 4 (fatal only): onnxruntime-gpu on a machine without a usable GPU logs an error
+        # and a warning while it falls back to the CPU, which we detect and report ourselves.
+        ort.set_default_logger_severity(4)
+        options = _session_options(threads)
+        want_cuda = device != "cpu" and _CUDA in ort.get_available_providers()
+        providers = [_CUDA, _CPU] if want_cuda else [_CPU]
+        try:
+            session = ort.InferenceSession(data, options, providers=providers)
+        except Exception as exc:  # onnxruntime's own exception types, not exported publicly
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise self._fail(f"onnxruntime cannot load it: {reason}") from None
+        # The available-provider list is a build-time list: only the session knows whether
+        # CUDA really came up.
+        on_cuda = _CUDA in session.get_providers()
+        if device == "cuda" and not on_cuda:
+            raise self._fail("device 'cuda' was asked for, but onnxruntime cannot use a GPU "
+                             "here (no CUDA device, or its CUDA/cuDNN libraries are missing)")
+        return session, "cuda" if on_cuda else "cpu"
+
+    def _check_interface(self) -> None:
+        """The file's actual inputs and outputs against the contract (the card could lie only
+        if someone rewrote its hash too)."""
+        inputs = self._session.get_inputs()
+        outputs = self._session.get_outputs()
+        names = tuple(i.name for i in inputs), tuple(o.name for o in outputs)
+        if names != (INPUT_NAMES, OUTPUT_NAMES):
+            raise self._fail(f"the ONNX graph has inputs {list(names[0])} and outputs "
+                             f"{list(names[1])}; expected {list(INPUT_NAMES)} and "
+                             f"{list(OUTPUT_NAMES)}")
+        width = inputs[0].shape[-1] if inputs[0].shape else None
+        if width != self.num_features:
+            raise self._fail(f"the network takes {width} features per node, its card names "
+                             f"{self.num_features}")
+
+    # -- evaluation -------------------------------------------------------------------------------
+    def run(self, x: np.ndarray, layout: GraphLayout,
+            mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Evaluate a raw batch of one board size.
+
+        x: `[B, num_nodes, F]` float32 (as `graph.encode` returns it; passed through uncopied when
+        C-contiguous float32). mask: optional `[B, num_nodes]`, bool or float32, nonzero = node kept
+        (the extra node is kept regardless). Returns `(log_policy [B, num_nodes], value [B])`,
+        float32; a masked-out node's log-probability is `model_card.MASKED_LOG_PROB`.
+        """
+        if x.ndim != 3 or x.shape[1] != layout.num_nodes or x.shape[2] != self.num_features:
+            raise ValueError(f"x of shape {x.shape} does not fit [B, {layout.num_nodes}, "
+                             f"{self.num_features}] ({layout.width}x{layout.height}, "
+                             f"{self.game_name})")
+        if mask is None:
+            mask = self._kept_everywhere(x.shape[0], layout.num_nodes)
+        else:
+            if mask.shape != x.shape[:2]:
+                raise ValueError(f"mask of shape {mask.shape} does not fit the batch "
+                                 f"{x.shape[:2]}")
+            mask = np.ascontiguousarray(mask, dtype=np.float32)
+        feed = {"x": np.ascontiguousarray(x, dtype=np.float32), "nbr": layout.nbr,
+                "hub": layout.hub, "mask": mask}
+        log_policy, value = self._session.run(OUTPUT_NAMES, feed)
+        return log_policy, value
+
+    def evaluate(self, games: Sequence[Game],
+                 masks: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+        """Evaluate positions of this evaluator's game and one board size.
+
+        Returns, per position, the priors over `game.legal_moves()` (same order, float32, summing
+        to 1; empty once the game is over) and the values `[B]` in [-1, 1] from the side to
+        move's view. `masks` as in `run`.
+        """
+        if not games:
+            raise ValueError("evaluate needs at least one position")
+        first = games[0]
+        if not isinstance(first, self._game_cls):
+            raise ValueError(f"a {self.game_name} model cannot evaluate {type(first).__name__} "
+                             f"positions")
+        lay = layout(first.width, first.height)
+        # A fresh batch per call (np.empty costs about a microsecond), so that threads may share
+        # one evaluator; onnxruntime sessions allow concurrent runs.
+        log_policy, value = self.run(encode(games), lay, masks)
+        priors = [_priors(row, game.legal_moves())
+                  for row, game in zip(log_policy, games, strict=True)]
+        return priors, value
+
+    def _kept_everywhere(self, batch: int, num_nodes: int) -> np.ndarray:
+        mask = self._all_kept.get((batch, num_nodes))
+        if mask is None:
+            mask = self._all_kept[(batch, num_nodes)] = np.ones((batch, num_nodes), np.float32)
+        return mask
+
+    def __repr__(self) -> str:
+        return (f"<Evaluator {self.path.name} game={self.game_name} provider={self.provider} "
+                f"hidden={self.card.network.get('hidden')}>")
+
+
+def _priors(log_policy: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """The policy restricted to `legal` and renormalised; shifting by the maximum keeps it exact
+    when the network puts almost no mass there (and uniform if every legal move was masked)."""
+    if legal.size == 0:
+        return np.empty(0, np.float32)
+    logits = log_policy[legal]
+    p = np.exp(logits - logits.max())
+    return p / p.sum()
+
+
+def _session_options(threads: int) -> ort.SessionOptions:
+    """Options measured on the 2-core development machine (hidden 64, go, ms per call, one
+    thread vs two, `saz bench evaluator --threads 1|2`; docs/BENCHMARKS.md):
+
+    * Two intra-op threads win from about 1,500 nodes per call: 19x19 batch 16 6.1 vs 9.4, 13x13
+      batch 32 5.7 vs 8.8, 9x9 batch 128 11.1 vs 17.8. One thread wins only on small calls, by about
+      10% (19x19 batch 1 0.49 vs 0.55, 9x9 batch 1 0.154 vs 0.165). The search sends batches of
+      8 and more, and two threads still won (19x19 batch 8 4.9 vs 6.3 per step) with the search
+      running its tree on a second thread meanwhile, so the default is two threads (`threads`).
+    * Spinning stays on (onnxruntime's default): without it, two threads were slower than one
+      (9x9 batch 32 4.0 vs 2.8 with spinning; 19x19 batch 8 with the search thread busy 6.3 vs
+      4.9).
+    * Full graph optimisation (the default level): no run-time difference from the basic or
+      extended levels within noise, and a session still opens in about 10 ms.
+    """
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.inter_op_num_threads = 1
+    options.intra_op_num_threads = threads
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return options
+
+
+def _default_threads() -> int:
+    """Two intra-op threads (see `_session_options`), or one where this process may use only one
+    core (a tournament manager pinning engines, say). Not more: only two cores were measured."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(2, cores or 1))
