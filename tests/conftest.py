@@ -1,0 +1,82 @@
+"""Shared fixtures: small random networks, exported once per test session.
+
+torch is imported inside the fixtures, not here, so that test modules that never ask for a network
+(rules, search, protocols) do not pay for it.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from saz.tools.checkpoint import Checkpoint
+    from saz.tools.model import PolicyValueNet
+
+#: Hidden width of the test networks: small enough to export and run fast, wide enough that a
+#: wrong aggregation cannot hide in rounding.
+TINY_HIDDEN = 24
+
+
+@dataclass(frozen=True)
+class TinyModel:
+    """An exported test network: the ONNX file (card beside it) and what it was made from."""
+
+    path: Path
+    checkpoint_path: Path
+    checkpoint: Checkpoint
+    net: PolicyValueNet  # eval mode
+
+
+def trained_like_net(num_features: int, *, hidden: int = TINY_HIDDEN, layers: int = 3,
+                     dropout: float = 0.1, seed: int = 0) -> PolicyValueNet:
+    """A random network whose normalisation layers are not at their identity initialisation
+    (running statistics and affine weights scrambled, as after training), so that parity tests
+    exercise them too. In eval mode."""
+    import torch
+
+    from saz.tools.model import NetConfig, PolicyValueNet
+
+    torch.manual_seed(seed)
+    net = PolicyValueNet(NetConfig(num_features=num_features, hidden=hidden, layers=layers,
+                                   dropout=dropout))
+    with torch.no_grad():
+        for bn in (net.bn1, net.bn2):
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 2.0)
+            bn.weight.uniform_(0.5, 1.5)
+            bn.bias.uniform_(-0.2, 0.2)
+        for ln in net.norms:
+            ln.weight.uniform_(0.5, 1.5)
+            ln.bias.uniform_(-0.2, 0.2)
+    return net.eval()
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], TinyModel]:
+    """`tiny_model(game_name)`: a small random network for that game, exported through
+    `saz export` itself (so every session checks the command end to end), once per game."""
+    from saz.engine.games import game_class
+    from saz.tools.checkpoint import Checkpoint, save_checkpoint
+    from saz.tools.export import main as export_main
+
+    cache: dict[str, TinyModel] = {}
+
+    def factory(game: str) -> TinyModel:
+        if game not in cache:
+            cls = game_class(game)
+            folder = tmp_path_factory.mktemp(f"model-{game}")
+            net = trained_like_net(cls.num_features())
+            checkpoint = Checkpoint.of(net, cls, {"test": True},
+                                       training={"command": "tests/conftest.py"})
+            checkpoint_path = folder / "checkpoint.pt"
+            save_checkpoint(checkpoint, checkpoint_path)
+            path = folder / f"{game}.onnx"
+            assert export_main([str(checkpoint_path), "--out", str(path)]) == 0
+            cache[game] = TinyModel(path, checkpoint_path, checkpoint, net)
+        return cache[game]
+
+    return factory

@@ -1,0 +1,279 @@
+"""The engine's evaluator: loading and validating a model, `run`, `evaluate`, and staying
+torch-free."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import TinyModel
+
+from saz.engine import evaluator as evaluator_module
+from saz.engine.evaluator import Evaluator, ModelError, default_model_path
+from saz.engine.games import new_game
+from saz.engine.graph import encode, layout
+from saz.engine.model_card import MASKED_LOG_PROB, card_path, file_digest
+
+
+@pytest.fixture
+def go_model(tiny_model: Callable[[str], TinyModel]) -> TinyModel:
+    return tiny_model("go")
+
+
+@pytest.fixture
+def go_evaluator(go_model: TinyModel) -> Evaluator:
+    return Evaluator(go_model.path, device="cpu")
+
+
+@pytest.fixture
+def copied(go_model: TinyModel, tmp_path: Path) -> Path:
+    """A private copy of the go model and its card, free to be damaged."""
+    path = tmp_path / "copy.onnx"
+    shutil.copy(go_model.path, path)
+    shutil.copy(card_path(go_model.path), card_path(path))
+    return path
+
+
+def edit_card(model: Path, **changes: object) -> None:
+    card = json.loads(card_path(model).read_text())
+    card.update(changes)
+    card_path(model).write_text(json.dumps(card))
+
+
+def test_evaluator_never_imports_torch_and_is_quiet(go_model: TinyModel) -> None:
+    """In a fresh interpreter: load (device "auto", which tries CUDA first), evaluate, and
+    torch is still not imported; onnxruntime's GPU fallback prints nothing."""
+    script = (
+        "import sys\n"
+        "from saz.engine.evaluator import Evaluator\n"
+        "from saz.engine.games import new_game\n"
+        f"ev = Evaluator({str(go_model.path)!r})\n"
+        "priors, values = ev.evaluate([new_game('go', 9)])\n"
+        "assert len(priors[0]) == 82 and values.shape == (1,)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torch_geometric')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert done.stderr == ""
+
+
+def test_attributes(go_evaluator: Evaluator, go_model: TinyModel) -> None:
+    assert go_evaluator.provider == "cpu"
+    assert go_evaluator.game_name == "go"
+    assert go_evaluator.num_features == 10
+    assert go_evaluator.card.network["hidden"] == go_model.checkpoint.config.hidden
+    assert go_evaluator.threads >= 1
+
+
+def test_run_returns_log_probabilities_and_values(go_evaluator: Evaluator) -> None:
+    lay = layout(9, 9)
+    x = np.random.default_rng(0).integers(0, 2, (4, lay.num_nodes, 10)).astype(np.float32)
+    log_policy, value = go_evaluator.run(x, lay)
+    assert log_policy.shape == (4, 82) and log_policy.dtype == np.float32
+    assert value.shape == (4,) and value.dtype == np.float32
+    np.testing.assert_allclose(np.exp(log_policy).sum(axis=1), 1.0, atol=1e-5)
+    assert np.all(np.abs(value) <= 1.0)
+    # a non-contiguous float64 batch is converted, not misread
+    wide = np.concatenate([x, x], axis=2).astype(np.float64)[:, :, :10]
+    np.testing.assert_array_equal(go_evaluator.run(wide, lay)[0], go_evaluator.run(x, lay)[0])
+
+
+def test_bool_and_float_masks_agree(go_evaluator: Evaluator) -> None:
+    lay = layout(7, 7)
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 2, (3, lay.num_nodes, 10)).astype(np.float32)
+    mask = rng.random((3, lay.num_nodes)) < 0.5
+    with_bool = go_evaluator.run(x, lay, mask)
+    with_float = go_evaluator.run(x, lay, mask.astype(np.float32))
+    np.testing.assert_array_equal(with_bool[0], with_float[0])
+    np.testing.assert_array_equal(with_bool[1], with_float[1])
+    dropped = ~mask
+    dropped[:, -1] = False
+    assert np.all(with_bool[0][dropped] == np.float32(MASKED_LOG_PROB))
+    assert not np.allclose(with_bool[1], go_evaluator.run(x, lay)[1])
+
+
+def test_run_rejects_inputs_of_the_wrong_shape(go_evaluator: Evaluator) -> None:
+    lay = layout(9, 9)
+    with pytest.raises(ValueError, match=r"does not fit \[B, 82, 10\]"):
+        go_evaluator.run(np.zeros((2, 50, 10), np.float32), lay)
+    with pytest.raises(ValueError, match=r"does not fit \[B, 82, 10\]"):
+        go_evaluator.run(np.zeros((2, 82, 5), np.float32), lay)
+    with pytest.raises(ValueError, match="mask of shape"):
+        go_evaluator.run(np.zeros((2, 82, 10), np.float32), lay, np.ones((2, 81), bool))
+
+
+# -- evaluate on real positions --------------------------------------------------------------------
+POSITIONS = {
+    "go": (9, 9, [40, 41, 30, 81]),  # two stones, then a pass
+    "othello": (8, 8, [19, 18]),
+    "gomoku": (15, 15, [112, 113, 97]),
+}
+
+
+@pytest.mark.parametrize("game_name", sorted(POSITIONS))
+def test_evaluate_gives_priors_over_legal_moves(tiny_model: Callable[[str], TinyModel],
+                                                game_name: str) -> None:
+    width, height, line = POSITIONS[game_name]
+    evaluator = Evaluator(tiny_model(game_name).path, device="cpu", game=game_name)
+    start = new_game(game_name, width, height)
+    played = new_game(game_name, width, height)
+    for move in line:
+        played.play(move)
+    games = [start, played]
+    priors, values = evaluator.evaluate(games)
+    log_policy, want_values = evaluator.run(encode(games), layout(width, height))
+    np.testing.assert_array_equal(values, want_values)
+    for game, p, row in zip(games, priors, log_policy, strict=True):
+        legal = game.legal_moves()
+        assert p.shape == legal.shape and p.dtype == np.float32
+        np.testing.assert_allclose(p.sum(), 1.0, atol=1e-6)
+        want = np.exp(row[legal])
+        np.testing.assert_allclose(p, want / want.sum(), rtol=1e-5)
+
+
+def test_evaluate_with_masks_gives_dropped_moves_no_prior(go_evaluator: Evaluator) -> None:
+    game = new_game("go", 5)
+    mask = np.ones((1, 26), bool)
+    mask[0, :10] = False
+    priors, _ = go_evaluator.evaluate([game], mask)
+    assert np.all(priors[0][:10] == 0.0) and np.all(priors[0][10:] > 0.0)
+    np.testing.assert_allclose(priors[0].sum(), 1.0, atol=1e-6)
+
+
+def test_evaluate_a_finished_game_gives_no_priors(go_evaluator: Evaluator) -> None:
+    game = new_game("go", 5)
+    game.play(25)
+    game.play(25)  # two passes end the game
+    assert game.is_over()
+    priors, values = go_evaluator.evaluate([game])
+    assert priors[0].shape == (0,) and values.shape == (1,)
+
+
+def test_evaluate_rejects_other_games_and_mixed_sizes(go_evaluator: Evaluator) -> None:
+    with pytest.raises(ValueError, match="go model cannot evaluate Othello"):
+        go_evaluator.evaluate([new_game("othello", 8)])
+    with pytest.raises(ValueError, match="one board size"):
+        go_evaluator.evaluate([new_game("go", 9), new_game("go", 7)])
+    with pytest.raises(ValueError, match="at least one"):
+        go_evaluator.evaluate([])
+
+
+# -- what a bad model looks like -------------------------------------------------------------------
+def test_missing_model_file(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match=r"nowhere\.onnx: model file not found"):
+        Evaluator(tmp_path / "nowhere.onnx")
+
+
+def test_missing_card(copied: Path) -> None:
+    card_path(copied).unlink()
+    with pytest.raises(ModelError, match=r"copy\.onnx: model card .*copy\.json not found"):
+        Evaluator(copied)
+
+
+def test_malformed_cards(copied: Path) -> None:
+    card_path(copied).write_text("{ not json")
+    with pytest.raises(ModelError, match="copy.onnx: model card .* is not valid JSON"):
+        Evaluator(copied)
+    card_path(copied).write_text(json.dumps({"game": "go"}))
+    with pytest.raises(ModelError, match="missing field.*feature_names"):
+        Evaluator(copied)
+    card_path(copied).write_text("[1, 2]")
+    with pytest.raises(ModelError, match="expected a JSON object"):
+        Evaluator(copied)
+
+
+def test_truncated_model(copied: Path) -> None:
+    data = copied.read_bytes()
+    copied.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelError, match=f"copy.onnx: the file has {len(data) // 2} bytes but "
+                                         f"its card says {len(data)}: truncated"):
+        Evaluator(copied)
+
+
+def test_random_bytes_instead_of_a_model(copied: Path) -> None:
+    size = copied.stat().st_size
+    copied.write_bytes(np.random.default_rng(0).bytes(size))
+    with pytest.raises(ModelError, match="SHA-256 differs from its card's"):
+        Evaluator(copied)
+    # ... and when the card is rewritten to match the garbage, onnxruntime's refusal is reported
+    edit_card(copied, onnx_sha256=file_digest(copied.read_bytes()))
+    with pytest.raises(ModelError, match="copy.onnx: onnxruntime cannot load it: "):
+        Evaluator(copied)
+
+
+def test_model_of_another_game(go_model: TinyModel) -> None:
+    with pytest.raises(ModelError, match="go.onnx: the model plays go, not othello"):
+        Evaluator(go_model.path, game="othello")
+
+
+@pytest.mark.parametrize("changes,message", [
+    ({"feature_version": 2}, "features version 2, but this engine encodes version 1"),
+    ({"feature_names": ["own", "opponent", "empty", "extra"]}, "trained on the features"),
+    ({"opset": 17}, "ONNX opset 17; this engine runs opset 18"),
+    ({"inputs": ["x", "edge_index", "batch"]}, "its card states inputs"),
+    ({"game": "chess"}, "unknown game 'chess'"),
+])
+def test_card_that_does_not_fit_the_engine(copied: Path, changes: dict, message: str) -> None:
+    edit_card(copied, **changes)
+    with pytest.raises(ModelError, match=message):
+        Evaluator(copied)
+
+
+def test_onnx_graph_with_other_inputs(copied: Path) -> None:
+    """A valid ONNX file whose card is right about its bytes, but whose graph is not a saz
+    network."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["y"], ["log_policy"]),
+         helper.make_node("ReduceSum", ["y"], ["value"], keepdims=0)],
+        "not-saz", [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", "N"])],
+        [helper.make_tensor_value_info("log_policy", TensorProto.FLOAT, ["B", "N"]),
+         helper.make_tensor_value_info("value", TensorProto.FLOAT, ["B"])])
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)],
+                             ir_version=8).SerializeToString()
+    onnx.checker.check_model(onnx.load_from_string(data))
+    copied.write_bytes(data)
+    edit_card(copied, onnx_bytes=len(data), onnx_sha256=file_digest(data))
+    with pytest.raises(ModelError, match=r"the ONNX graph has inputs \['y'\]"):
+        Evaluator(copied)
+
+
+def test_device_cuda_without_a_gpu_is_a_clear_error(go_model: TinyModel) -> None:
+    if Evaluator(go_model.path).provider == "cuda":
+        pytest.skip("this machine has a usable GPU")
+    with pytest.raises(ModelError, match="device 'cuda' was asked for, but onnxruntime cannot "
+                                         "use a GPU here"):
+        Evaluator(go_model.path, device="cuda")
+
+
+def test_bad_arguments(go_model: TinyModel) -> None:
+    with pytest.raises(ValueError, match="device must be"):
+        Evaluator(go_model.path, device="tpu")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="threads must be positive"):
+        Evaluator(go_model.path, threads=0)
+
+
+# -- the shipped models ----------------------------------------------------------------------------
+def test_default_model_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evaluator_module, "MODELS_DIR", tmp_path)
+    with pytest.raises(ModelError, match=r"no shipped gomoku model: .*gomoku\.onnx does not exist"):
+        default_model_path("gomoku")
+    with pytest.raises(ModelError, match="unknown game 'chess'"):
+        default_model_path("chess")
+    (tmp_path / "gomoku.onnx").write_bytes(b"")
+    assert default_model_path("gomoku") == tmp_path / "gomoku.onnx"
+
+
+def test_models_dir_is_beside_the_packages() -> None:
+    package_root = Path(evaluator_module.__file__).resolve().parents[1]
+    assert evaluator_module.MODELS_DIR == package_root / "models"
