@@ -2,6 +2,7 @@
 
     saz bench evaluator --game go --sizes 9,15,19 --batch 1,8,32,128 [--hidden H] [--device D]
                         [--model PATH] [--threads T]
+    saz bench search --game gomoku --size 15 --visits 800 ...   (see tools/bench_search.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
 each board size x batch size, and the same network in torch eager (the torch-geometric model under
@@ -33,6 +34,7 @@ from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.graph import layout
 from saz.tools.checkpoint import Checkpoint
 from saz.tools.export import export_checkpoint
+from saz.tools import bench_search
 from saz.tools.model import NetConfig, PolicyValueNet, collate
 
 
@@ -221,6 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="saz bench", description="saz speed benchmarks")
     subparsers = parser.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
     _add_evaluator(subparsers)
+    bench_search.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 

@@ -1,0 +1,176 @@
+"""`saz bench search`: how close the search comes to the network's own speed, and what it gains
+over a plain alpha-zero-general style MCTS.
+
+    saz bench search --game gomoku --size 15 --visits 800 [--batch 16] [--model PATH]
+                     [--hidden H] [--threads T] [--no-pipeline] [--subgraphs K]
+                     [--positions P] [--random-plies R] [--baseline-visits V]
+
+For each of P positions (R random plies from the start, seeded) a fresh tree searches V visits.
+The report gives the playouts per second, the mean batch the search achieved, the share of the
+wall time spent inside the network call, and the network's raw speed at that batch size on the
+same positions (the same evaluator, so the same session settings). Then the baseline
+(`tools/baseline_mcts.py`: single leaf, recursive, dictionaries) runs on the same positions with
+the same network. Without `--model` a randomly initialised network of the default shape is
+exported to a temporary folder: speed does not depend on the weights (but a trained network's
+sharper priors make trees deeper and selection cheaper).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from saz.engine.evaluator import Evaluator, ModelError
+from saz.engine.games import GAME_NAMES, Game, game_class, new_game
+from saz.engine.graph import encode, layout
+from saz.engine.search.mcts import MCTS, SearchLimits, SearchStats
+from saz.engine.search.options import SearchOptions, SubgraphSampling
+from saz.tools.baseline_mcts import RecursiveMCTS
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from saz.tools.model import NetConfig
+
+    p = subparsers.add_parser(
+        "search", help="search playouts per second vs the network's raw speed and a baseline",
+        description="Measure the batched search against the evaluator's raw speed and against "
+                    "an alpha-zero-general style single-leaf MCTS.")
+    p.add_argument("--game", choices=GAME_NAMES, default="gomoku")
+    p.add_argument("--size", type=int, default=15)
+    p.add_argument("--visits", type=int, default=800, help="visits per search (default 800)")
+    p.add_argument("--batch", type=int, default=SearchOptions.batch_size,
+                   help=f"leaves per network call (default {SearchOptions.batch_size})")
+    p.add_argument("--model", type=Path, help="an exported model (default: a random network)")
+    p.add_argument("--hidden", type=int, default=NetConfig.hidden)
+    p.add_argument("--layers", type=int, default=NetConfig.layers)
+    p.add_argument("--threads", type=int, help="onnxruntime intra-op threads")
+    p.add_argument("--no-pipeline", action="store_true",
+                   help="evaluate on the search thread (no overlap of tree work and network)")
+    p.add_argument("--subgraphs", type=int, default=0,
+                   help="sub-boards evaluated per new leaf (the paper's subgraph sampling)")
+    p.add_argument("--positions", type=int, default=4, help="positions searched (default 4)")
+    p.add_argument("--random-plies", type=int, default=8,
+                   help="random plies from the start to each position (default 8)")
+    p.add_argument("--baseline-visits", type=int, default=200,
+                   help="simulations of the baseline per position (default 200; 0 skips it)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(handler=bench_search)
+
+
+def bench_search(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="saz-bench-") as tmp:
+        model = args.model or _random_model(args, Path(tmp))
+        try:
+            evaluator = Evaluator(model, threads=args.threads, game=args.game)
+        except ModelError as exc:
+            print(f"saz bench: {exc}", file=sys.stderr)
+            return 1
+        positions = _positions(args)
+        options = SearchOptions(
+            batch_size=args.batch, pipeline=not args.no_pipeline, seed=args.seed,
+            subgraphs=SubgraphSampling(count=args.subgraphs))
+        stats = _run_search(evaluator, options, positions, args.visits)
+        mean_batch = max(1, round(stats.mean_batch))
+        raw = _raw_speed(evaluator, positions, mean_batch * (1 + args.subgraphs))
+        raw_positions = raw / (1 + args.subgraphs)  # leaves per second the network allows
+        shape = evaluator.card.network
+        print(f"# search: {args.game} {args.size}x{args.size}, {args.visits} visits x "
+              f"{len(positions)} positions ({args.random_plies} random plies), batch "
+              f"{args.batch}, pipeline {'off' if args.no_pipeline else 'on'}, subgraphs "
+              f"{args.subgraphs}; network hidden {shape.get('hidden')} x {shape.get('layers')} "
+              f"layers on {evaluator.provider}, {evaluator.threads} intra-op threads")
+        print()
+        print("| what | value |")
+        print("|---|---|")
+        print(f"| playouts/s | {stats.playouts_per_second:,.0f} |")
+        print(f"| mean batch achieved | {stats.mean_batch:.1f} |")
+        print(f"| time inside the network call | {stats.eval_seconds / stats.seconds:.0%} |")
+        print(f"| network alone at batch {mean_batch * (1 + args.subgraphs)}, evals/s | "
+              f"{raw:,.0f} |")
+        print(f"| search / network (leaves) | {stats.playouts_per_second / raw_positions:.2f} |")
+        if args.baseline_visits > 0:
+            baseline = _run_baseline(evaluator, positions, args.baseline_visits)
+            print(f"| baseline (recursive, single leaf) playouts/s | {baseline:,.0f} |")
+            print(f"| search / baseline | {stats.playouts_per_second / baseline:.2f}x |")
+    return 0
+
+
+def _random_model(args: argparse.Namespace, folder: Path) -> Path:
+    import torch
+
+    from saz.tools.checkpoint import Checkpoint
+    from saz.tools.export import export_checkpoint
+    from saz.tools.model import NetConfig, PolicyValueNet
+
+    game = game_class(args.game)
+    torch.manual_seed(args.seed)
+    net = PolicyValueNet(NetConfig(num_features=game.num_features(), hidden=args.hidden,
+                                   layers=args.layers)).eval()
+    path = folder / f"{args.game}.onnx"
+    export_checkpoint(Checkpoint.of(net, game, {}), path)
+    return path
+
+
+def _positions(args: argparse.Namespace) -> list[Game]:
+    rng = np.random.default_rng(args.seed)
+    out = []
+    while len(out) < args.positions:
+        game = new_game(args.game, args.size)
+        for _ in range(args.random_plies):
+            moves = game.legal_moves()
+            if game.is_over() or len(moves) == 0:
+                break
+            game.play(int(rng.choice(moves[moves != game.pass_move]
+                                     if len(moves) > 1 else moves)))
+        if not game.is_over():
+            out.append(game)
+    return out
+
+
+def _run_search(evaluator: Evaluator, options: SearchOptions, positions: list[Game],
+                visits: int) -> SearchStats:
+    """The summed statistics of one fresh search per position (after one warm-up search)."""
+    MCTS(evaluator, options).search(positions[0], SearchLimits(visits=visits, early_stop=False))
+    runs = []
+    for game in positions:
+        start = time.perf_counter()
+        result = MCTS(evaluator, options).search(game, SearchLimits(visits=visits,
+                                                                    early_stop=False))
+        runs.append((time.perf_counter() - start, result.stats))
+    return SearchStats(
+        playouts=sum(s.playouts for _, s in runs), batches=sum(s.batches for _, s in runs),
+        evaluated=sum(s.evaluated for _, s in runs),
+        collisions=sum(s.collisions for _, s in runs), seconds=sum(w for w, _ in runs),
+        eval_seconds=sum(s.eval_seconds for _, s in runs), nodes=sum(s.nodes for _, s in runs))
+
+
+def _raw_speed(evaluator: Evaluator, positions: list[Game], batch: int) -> float:
+    """The network's evaluations per second at `batch`, on copies of the benchmark positions."""
+    games = [positions[i % len(positions)] for i in range(batch)]
+    lay = layout(games[0].width, games[0].height)
+    x = encode(games)
+    for _ in range(3):
+        evaluator.run(x, lay)
+    times = []
+    deadline = time.perf_counter() + 2.0
+    while time.perf_counter() < deadline or len(times) < 5:
+        t = time.perf_counter()
+        evaluator.run(x, lay)
+        times.append(time.perf_counter() - t)
+    return batch / statistics.median(times)
+
+
+def _run_baseline(evaluator: Evaluator, positions: list[Game], simulations: int) -> float:
+    playouts, seconds = 0, 0.0
+    for game in positions:
+        search = RecursiveMCTS(evaluator)
+        start = time.perf_counter()
+        search.search_visits(game, simulations)
+        seconds += time.perf_counter() - start
+        playouts += simulations
+    return playouts / seconds
