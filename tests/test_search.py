@@ -325,3 +325,21 @@ def test_allowed_moves_restrict_the_root() -> None:
     assert result.best_move in allowed
     with pytest.raises(ValueError, match="allowed"):
         search.search(game, SearchLimits(visits=5), allowed={game.num_nodes + 3})
+
+
+@pytest.mark.parametrize("diagram,expected", [
+    # Black wins at once at either end of its open four.
+    ([".........", ".XXXX....", ".........", "..OOO....", ".........", ".........",
+      ".........", ".........", ".O......."], {(0, 1), (5, 1)}),
+    # White threatens five at (4, 3): the only move that does not lose at once.
+    ([".........", "X........", "..X......", "OOOO.....", "......X..", "........X",
+      ".........", ".........", "........."], {(4, 3)}),
+])
+def test_tactics_with_a_random_network(tiny_model, diagram: list[str],
+                                       expected: set[tuple[int, int]]) -> None:
+    from saz.engine.evaluator import Evaluator
+
+    game = gomoku_from(diagram)
+    evaluator = Evaluator(tiny_model("gomoku").path, game="gomoku")
+    result = MCTS(evaluator, SearchOptions(batch_size=8)).search(game, SearchLimits(visits=64))
+    assert game.grid.xy(result.best_move) in expected
