@@ -8,7 +8,9 @@ over a plain alpha-zero-general style MCTS.
 For each of P positions (R random plies from the start, seeded) a fresh tree searches V visits.
 The report gives the playouts per second, the mean batch the search achieved, the share of the
 wall time spent inside the network call, and the network's raw speed at that batch size on the
-same positions (the same evaluator, so the same session settings). Then the baseline
+same positions (the same evaluator, so the same session settings). Descents that end in a position
+the rules decide (game over, a proven win or loss) need no network call; they count as playouts
+but not as leaves, and the ratio to the network's speed is taken on the leaves. Then the baseline
 (`tools/baseline_mcts.py`: single leaf, recursive, dictionaries) runs on the same positions with
 the same network. Without `--model` a randomly initialised network of the default shape is
 exported to a temporary folder: speed does not depend on the weights (but a trained network's
@@ -87,12 +89,14 @@ def bench_search(args: argparse.Namespace) -> int:
         print()
         print("| what | value |")
         print("|---|---|")
-        print(f"| playouts/s | {stats.playouts_per_second:,.0f} |")
+        leaves_per_second = stats.evaluated / stats.seconds
+        print(f"| playouts/s (all descents) | {stats.playouts_per_second:,.0f} |")
+        print(f"| of which new leaves sent to the network, per s | {leaves_per_second:,.0f} |")
         print(f"| mean batch achieved | {stats.mean_batch:.1f} |")
         print(f"| time inside the network call | {stats.eval_seconds / stats.seconds:.0%} |")
         print(f"| network alone at batch {mean_batch * (1 + args.subgraphs)}, evals/s | "
               f"{raw:,.0f} |")
-        print(f"| search / network (leaves) | {stats.playouts_per_second / raw_positions:.2f} |")
+        print(f"| search leaves/s / network evals/s | {leaves_per_second / raw_positions:.2f} |")
         if args.baseline_visits > 0:
             baseline = _run_baseline(evaluator, positions, args.baseline_visits)
             print(f"| baseline (recursive, single leaf) playouts/s | {baseline:,.0f} |")
