@@ -60,6 +60,9 @@ class Game(ABC):
     feature_version: ClassVar[int]
 
     grid: Grid
+    #: Every game keeps these two; the properties below read them.
+    _to_move: int
+    _moves: list[int]
 
     # -- geometry -----------------------------------------------------------------------------
     @property
@@ -95,9 +98,9 @@ class Game(ABC):
         """Stones per point as int8 `[num_points]` (BLACK, WHITE, EMPTY). Do not modify."""
 
     @property
-    @abstractmethod
     def to_move(self) -> int:
         """The colour to move (BLACK or WHITE)."""
+        return self._to_move
 
     @property
     @abstractmethod
@@ -105,9 +108,9 @@ class Game(ABC):
         """Zobrist hash of the position, side to move included."""
 
     @property
-    @abstractmethod
     def moves(self) -> list[int]:
         """The moves played so far, oldest first (passes included). Do not modify."""
+        return self._moves
 
     # -- rules --------------------------------------------------------------------------------
     @abstractmethod

@@ -316,18 +316,10 @@ class Go(Game):
         return board
 
     @property
-    def to_move(self) -> int:
-        return self._to_move
-
-    @property
     def hash(self) -> int:
         if self._to_move == WHITE:
             return self._stone_hash ^ self._geo.white_to_move_key
         return self._stone_hash
-
-    @property
-    def moves(self) -> list[int]:
-        return self._moves
 
     def captures(self, color: int) -> int:
         """How many stones `color` has captured so far."""

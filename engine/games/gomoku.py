@@ -206,16 +206,8 @@ class Gomoku(Game):
         return self._board
 
     @property
-    def to_move(self) -> int:
-        return self._to_move
-
-    @property
     def hash(self) -> int:
         return self._hash
-
-    @property
-    def moves(self) -> list[int]:
-        return self._moves
 
     def winning_line(self) -> list[int] | None:
         """The points of the winning run (five, or more under freestyle), ascending, which is

@@ -240,16 +240,8 @@ class Othello(Game):
         return self._board
 
     @property
-    def to_move(self) -> int:
-        return self._to_move
-
-    @property
     def hash(self) -> int:
         return self._hash
-
-    @property
-    def moves(self) -> list[int]:
-        return self._moves
 
     def bitboards(self) -> tuple[int, int]:
         """(black, white) discs as masks: bit `p` is set where point `p` holds such a disc."""
