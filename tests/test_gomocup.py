@@ -1,0 +1,418 @@
+"""The Gomocup front-end (`pbrain-saz`): golden transcripts in the process and through a real
+`python -m saz.protocol.gomocup`, a complete game, INFO settings, swap2, interrupts, start-up.
+
+Transcripts (tests/transcripts/*.gomocup): "> " lines are sent, "< " lines are the answers
+exactly, "<~ " answers match a regular expression (the whole line) whose named groups can be
+used as {name} in later lines; "#" lines are comments. Moves the network chooses are matched by
+pattern (the test network is random), moves the rules decide exactly.
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+from saz.engine.engine import Engine, EngineConfig
+from saz.engine.games import BLACK, WHITE
+from saz.engine.games.gomoku import Gomoku
+from saz.engine.search.clock import Gomocup, TimeManager
+from saz.engine.search.mcts import MoveInfo, SearchResult, SearchStats
+from saz.engine.search.options import SearchOptions
+from saz.protocol.gomocup import (
+    MAX_LINE,
+    About,
+    GomocupBrain,
+    fd_lines,
+    process_start_time,
+    serve,
+)
+from saz.protocol.gomocup_client import EngineExited, PbrainClient, ReplyKind
+
+TRANSCRIPTS = Path(__file__).parent / "transcripts"
+VISITS = 16
+MOVE = re.compile(r"(\d+),(\d+)")
+
+
+# -- transcripts ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Step:
+    """One line sent and the answers expected to it: ("=", text) or ("~", regex)."""
+
+    sent: str
+    expected: tuple[tuple[str, str], ...]
+    line_number: int
+
+
+def read_transcript(path: Path) -> list[Step]:
+    steps: list[Step] = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line.startswith("> "):
+            steps.append(Step(line[2:], (), number))
+        elif line.startswith(("< ", "<~ ")):
+            kind, _, text = line.partition(" ")
+            if not steps:
+                raise ValueError(f"{path.name}:{number}: an answer before any command")
+            last = steps[-1]
+            steps[-1] = Step(last.sent, (*last.expected, ("~" if kind == "<~" else "=", text)),
+                             last.line_number)
+        else:
+            raise ValueError(f"{path.name}:{number}: not a transcript line: {line!r}")
+    return steps
+
+
+def check_answers(path: Path, step: Step, answers: list[str], captures: dict[str, str]) -> None:
+    where = f"{path.name}:{step.line_number} ({step.sent!r})"
+    assert len(answers) == len(step.expected), f"{where}: answered {answers}"
+    for answer, (kind, text) in zip(answers, step.expected):
+        if kind == "=":
+            assert answer == text.format_map(captures), where
+        else:
+            match = re.fullmatch(text, answer)
+            assert match, f"{where}: {answer!r} does not match {text!r}"
+            captures.update(match.groupdict())
+
+
+def transcript_names() -> list[str]:
+    return sorted(p.stem for p in TRANSCRIPTS.glob("*.gomocup"))
+
+
+@dataclass
+class Session:
+    """A brain in this process, answering into a list."""
+
+    brain: GomocupBrain
+    out: list[str]
+
+    @property
+    def engine(self) -> Engine:
+        return self.brain.engine
+
+    def send(self, line: str) -> list[str]:
+        before = len(self.out)
+        self.brain.handle(line)
+        return self.out[before:]
+
+
+def make_session(model: Path, **config: object) -> Session:
+    out: list[str] = []
+    settings = {"visits": VISITS, "search": SearchOptions(batch_size=4), **config}
+    engine = Engine(EngineConfig(game="gomoku", model=model, **settings),  # type: ignore[arg-type]
+                    clock=TimeManager(Gomocup()))
+    return Session(GomocupBrain(engine, out.append), out)
+
+
+@pytest.fixture(scope="module")
+def model(tiny_model) -> Path:
+    return tiny_model("gomoku").path
+
+
+@pytest.fixture
+def session(model: Path) -> Session:
+    return make_session(model)
+
+
+def brain_command(model: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "saz.protocol.gomocup", "--model", str(model), *extra]
+
+
+@pytest.mark.parametrize("name", transcript_names())
+def test_transcript_in_the_process(name: str, session: Session) -> None:
+    path = TRANSCRIPTS / f"{name}.gomocup"
+    captures: dict[str, str] = {}
+    for step in read_transcript(path):
+        answers = session.send(step.sent.format_map(captures))
+        check_answers(path, step, answers, captures)
+        for answer in answers:  # every move answered is the move the engine played
+            if MOVE.fullmatch(answer) and step.sent.split()[0].upper() != "TAKEBACK":
+                x, y = map(int, answer.split(","))
+                assert session.engine.game.moves[-1] == session.engine.game.point(x, y)
+
+
+@pytest.mark.parametrize("name", transcript_names())
+def test_transcript_through_the_process(name: str, model: Path) -> None:
+    path = TRANSCRIPTS / f"{name}.gomocup"
+    captures: dict[str, str] = {}
+    client = PbrainClient.spawn(brain_command(model, "--visits", str(VISITS)))
+    try:
+        for step in read_transcript(path):
+            sent = step.sent.format_map(captures)
+            if client.returncode is None:
+                client.send(sent)
+            if sent == "END":
+                assert client.process.wait(timeout=5) == 0
+            answers = [client.read_line(timeout=30)[0] for _ in step.expected]
+            check_answers(path, step, answers, captures)
+        assert client.close() == 0
+        with pytest.raises(EngineExited):  # nothing was written after END
+            client.read_line(timeout=5)
+    finally:
+        client.kill()
+    assert client.stderr_tail == ()
+
+
+def test_transcripts_parse() -> None:
+    steps = read_transcript(TRANSCRIPTS / "errors.gomocup")
+    assert steps[0] == Step("BEGIN", (("=", "ERROR BEGIN before START: there is no board yet"),),
+                            steps[0].line_number)
+    assert len(transcript_names()) >= 3
+
+
+# -- a whole game -----------------------------------------------------------------------------------
+def test_a_complete_game_against_a_scripted_opponent(session: Session) -> None:
+    """The brain plays Black on 9x9 against an opponent that takes the free point nearest the
+    centre; a referee checks every move and scores the end by the rules."""
+    referee = Gomoku(9)
+    assert session.send("INFO timeout_turn 100") == []
+    assert session.send("START 9") == ["OK"]
+    command = "BEGIN"
+    while True:
+        answer = session.send(command)
+        assert len(answer) == 1 and MOVE.fullmatch(answer[0]), answer
+        x, y = map(int, answer[0].split(","))
+        referee.play(referee.point(x, y))  # raises if the brain's move were illegal
+        if referee.is_over():
+            break
+        reply = min(referee.legal_moves(), key=lambda p: (abs(p % 9 - 4) + abs(p // 9 - 4), p))
+        referee.play(int(reply))
+        if referee.is_over():
+            # The game is over after the opponent's move: nothing to answer, nothing changed.
+            before = list(session.engine.game.moves)
+            assert session.send(f"TURN {reply % 9},{reply // 9}") == [
+                f"ERROR the game is over ({'black' if referee.winner() == BLACK else 'white'} "
+                "has won): there is no move to make"
+                if referee.winner() in (BLACK, WHITE) else
+                "ERROR the game is over (a draw): there is no move to make"]
+            assert session.engine.game.moves == before
+            session.engine.play(int(reply))
+            break
+        command = f"TURN {reply % 9},{reply // 9}"
+    assert session.engine.game.moves == referee.moves
+    assert session.engine.game.winner() == referee.winner() is not None
+
+
+def test_board_rebuilds_the_position_with_us_to_move(session: Session) -> None:
+    session.send("START 15")
+    answer = session.send("BOARD") + session.send("7,7,2") + session.send("8,8,1") + \
+        session.send("7,8,2") + session.send("DONE")
+    game = session.engine.game
+    assert len(answer) == 1
+    x, y = map(int, answer[0].split(","))
+    # The opponent has one stone more: it is Black, its stones went first, and we played White.
+    assert game.moves[:3] == [game.point(7, 7), game.point(8, 8), game.point(7, 8)]
+    assert game.moves[3] == game.point(x, y) and game.to_move == BLACK
+
+
+def test_a_missing_model_is_an_error_at_start_and_the_brain_goes_on(tmp_path: Path) -> None:
+    session = make_session(tmp_path / "missing.onnx")
+    assert session.send("START 15") == [f"ERROR {tmp_path / 'missing.onnx'}: model file not found"]
+    assert session.send("BEGIN") == ["ERROR BEGIN before START: there is no board yet"]
+    assert session.send("ABOUT")[0].startswith('name="saz"')
+    assert session.send("START 15") == [f"ERROR {tmp_path / 'missing.onnx'}: model file not found"]
+
+
+# -- INFO -------------------------------------------------------------------------------------------
+def test_info_time_settings_reach_the_clock(session: Session) -> None:
+    for line in ("INFO timeout_turn 1000", "INFO timeout_match 60000", "INFO time_left 59000"):
+        assert session.send(line) == []
+    clock = session.engine.clock
+    assert clock.control == Gomocup(turn_limit=1.0, match_limit=60.0, time_left=59.0)
+    assert clock.state.main_left == 59.0
+    session.send("INFO time_left -")  # malformed: reported later, the clock keeps its account
+    assert clock.control.time_left == 59.0  # type: ignore[attr-defined]
+    assert session.send("START 15") == [
+        "MESSAGE INFO time_left -: time_left must be a whole number, got '-'", "OK"]
+
+
+def test_info_rule_switches_between_freestyle_and_exact_five(session: Session) -> None:
+    session.send("START 15")
+    session.send("TURN 7,7")
+    moves = list(session.engine.game.moves)
+    session.send("INFO rule 1")
+    assert session.engine.game.rules.name == "exact-five"  # type: ignore[attr-defined]
+    assert session.engine.game.moves == moves  # the game goes on under the new rule
+    session.send("INFO rule 5")  # exact five and renju: refused as a whole
+    assert session.engine.game.rules.name == "exact-five"  # type: ignore[attr-defined]
+    session.send("INFO RULE 0")
+    assert session.engine.game.rules.name == "freestyle"  # type: ignore[attr-defined]
+    assert session.send("RESTART") == [
+        "MESSAGE INFO rule 5: renju not supported; the rule stays exact-five", "OK"]
+
+
+def test_info_max_node_caps_the_visits(session: Session) -> None:
+    session.send("INFO max_node 7")
+    assert session.engine.config.visits == 7
+    session.send("START 9")
+    assert session.engine.think().root_visits < 7 + 4  # the cap, give or take one batch
+    session.send("INFO max_node 18446744073709551615")  # Yixin's "no limit"
+    assert session.engine.config.visits == VISITS
+    session.send("INFO max_node 50")
+    session.send("INFO max_node 0")
+    assert session.engine.config.visits == VISITS
+
+
+def test_info_thread_num_applies_to_the_network_loaded_at_start(model: Path) -> None:
+    session = make_session(model)
+    session.send("INFO thread_num 1")
+    assert session.engine.config.threads == 1
+    session.send("START 15")
+    session.send("INFO thread_num 2")
+    assert session.engine.config.threads == 1
+    session.send("INFO thread_num 100000")
+    assert session.send("ABOUT")[:2] == [
+        "MESSAGE INFO thread_num 2: the network is loaded already (at START) and keeps its "
+        "threads; send thread_num before START",
+        "MESSAGE INFO thread_num 100000: thread_num must be <= 256, got 100000"]
+
+
+# -- swap2 ------------------------------------------------------------------------------------------
+def fake_result(best: int, value: float, moves: tuple[MoveInfo, ...] = ()) -> SearchResult:
+    return SearchResult(best, value, sum(m.visits for m in moves), moves, SearchStats())
+
+
+def test_swap2_opening_places_a_balanced_third_stone(session: Session, monkeypatch) -> None:
+    session.send("START 15")
+    game = session.engine.game
+    p = game.point
+    infos = (MoveInfo(p(6, 6), 40, 0.6, 0.2, 0.5, ()),   # good for Black: unbalanced
+             MoveInfo(p(9, 7), 30, -0.05, 0.1, -0.1, ()),  # the most balanced well-visited move
+             MoveInfo(p(5, 5), 2, 0.0, 0.1, -0.5, ()))     # balanced, but barely looked at
+    monkeypatch.setattr(session.engine, "think",
+                        lambda **kwargs: fake_result(p(6, 6), 0.5, infos))
+    assert session.send("SWAP2BOARD") == []
+    assert session.send("DONE") == ["7,7 8,8 9,7"]
+    assert session.engine.game.moves == [p(7, 7), p(8, 8), p(9, 7)]
+
+
+@pytest.mark.parametrize(("value", "answer"), [(-0.2, "SWAP"), (0.1, "6,8")])
+def test_swap2_takes_black_when_white_stands_worse(session: Session, monkeypatch,
+                                                   value: float, answer: str) -> None:
+    session.send("START 15")
+    p = session.engine.game.point
+    monkeypatch.setattr(session.engine, "think", lambda **kwargs: fake_result(p(6, 8), value))
+    for line in ("SWAP2BOARD", "7,7", "8,7", "9,9"):
+        assert session.send(line) == []
+    assert session.send("DONE") == [answer]
+    stones = [p(7, 7), p(8, 7), p(9, 9)] + ([p(6, 8)] if answer != "SWAP" else [])
+    assert session.engine.game.moves == stones
+
+
+def test_swap2_with_the_real_search(session: Session) -> None:
+    session.send("START 15")
+    session.send("SWAP2BOARD")
+    opening = session.send("DONE")[0].split()
+    assert opening[:2] == ["7,7", "8,8"] and len(opening) == 3
+    x, y = map(int, opening[2].split(","))
+    assert max(abs(x - 7), abs(y - 7)) <= 2
+    for line in ("SWAP2BOARD", "7,7", "8,7", "9,9", "8,8", "8,6"):
+        session.send(line)
+    choice = session.send("DONE")
+    assert choice == ["SWAP"] or (len(session.engine.game.moves) == 6
+                                  and MOVE.fullmatch(choice[0]))
+
+
+# -- threads: pondering, END and STOP -----------------------------------------------------------------
+def test_a_new_command_ends_pondering(model: Path) -> None:
+    session = make_session(model, ponder=True)
+    session.send("START 9")
+    session.send("BEGIN")
+    assert session.engine.searching_in_background
+    session.send("INFO time_left 10000")
+    assert not session.engine.searching_in_background
+
+
+def test_serve_answers_every_line_and_stops_at_end(session: Session) -> None:
+    # The input thread sees END long before the search of BEGIN is done: that search stops
+    # after its first batch, and its answer still goes out.
+    script = "ABOUT\r\nSTART 9\r\nBEGIN\r\nEND\r\nABOUT\r\n"
+    session.brain.engine.config = replace(session.brain.engine.config, visits=1_000_000)
+    assert serve(session.brain, io.StringIO(script)) == 0
+    assert len(session.out) == 3 and session.out[1] == "OK" and MOVE.fullmatch(session.out[2])
+
+
+def test_end_during_a_search_ends_the_process_at_once(model: Path) -> None:
+    # Without a clock, a million visits would take many minutes.
+    client = PbrainClient.spawn(brain_command(model, "--visits", "1000000"))
+    try:
+        client.start_game(15)
+        sent = client.send("BEGIN")
+        time.sleep(0.5)
+        client.send("END")
+        assert client.process.wait(timeout=5) == 0
+        # The search stopped: its answer went out, and nothing after it.
+        assert client.read_reply(timeout=1, sent_at=sent).kind is ReplyKind.MOVE
+        with pytest.raises(EngineExited):
+            client.read_line(timeout=1)
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("command", ["STOP", "YXSTOP"])
+def test_stop_answers_the_best_move_so_far(model: Path, command: str) -> None:
+    client = PbrainClient.spawn(brain_command(model, "--visits", "1000000"))
+    try:
+        client.start_game(15)
+        client.send("BEGIN")
+        time.sleep(0.5)
+        reply = client.ask(command, timeout=5)
+        assert reply.kind is ReplyKind.MOVE
+        # The brain goes on normally; a STOP with no search running changes nothing.
+        client.send(command)
+        assert client.ask("TAKEBACK {},{}".format(*reply.move), timeout=5).text == "OK"
+    finally:
+        client.close()
+
+
+# -- the process ------------------------------------------------------------------------------------
+def test_start_up_imports_neither_torch_nor_onnxruntime() -> None:
+    script = (
+        "import sys\n"
+        "from saz.engine.engine import Engine, EngineConfig\n"
+        "from saz.protocol.gomocup import GomocupBrain\n"
+        "out = []\n"
+        "brain = GomocupBrain(Engine(EngineConfig(game='gomoku')), out.append)\n"
+        "brain.handle('ABOUT')\n"
+        "heavy = {'torch', 'torch_geometric', 'onnxruntime', 'onnx'}\n"
+        "print(out[0].startswith('name='), sorted(m for m in sys.modules if m in heavy))\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "True []"
+
+
+def test_process_start_time_is_when_the_interpreter_started() -> None:
+    script = ("import time\nfrom saz.protocol.gomocup import process_start_time\n"
+              "print(time.monotonic() - process_start_time())")
+    age = float(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                               check=True).stdout)
+    if sys.platform.startswith("linux"):
+        assert 0.0 < age < 30.0  # the interpreter's start and the imports, not zero
+    else:
+        assert age == pytest.approx(0.0, abs=0.1)
+
+
+def test_fd_lines_splits_any_line_ending_and_survives_bad_input(tmp_path: Path) -> None:
+    data = (b"START 15\r\nBEGIN\nTURN 1,1\rABOUT\r\n\xff\xfeINFO\r\n" + b"X" * (3 * MAX_LINE)
+            + b"\nEND")
+    (tmp_path / "input").write_bytes(data)
+    fd = os.open(tmp_path / "input", os.O_RDONLY)
+    try:
+        lines = list(fd_lines(fd))
+    finally:
+        os.close(fd)
+    assert lines[:5] == ["START 15", "BEGIN", "TURN 1,1", "ABOUT", "\ufffd\ufffdINFO"]
+    assert lines[5] == "X" * MAX_LINE
+    assert lines[6:] == ["END"]
+
+
+def test_about_line_is_keyword_value_pairs() -> None:
+    about = About(name="saz", version="1.2", author='Ann "the tester" Lee')
+    assert about.line() == 'name="saz", version="1.2", author="Ann \'the tester\' Lee"'
+    assert About.of_package().version not in ("", "unknown")
