@@ -1,0 +1,291 @@
+"""`saz gtp`: the engine over the Go Text Protocol, version 2.
+
+It speaks GTP v2 as the specification's draft and GNU Go (the reference implementation) do, with
+the extensions GUIs rely on: Leela Zero's and KataGo's live analysis (Sabaki, Lizzie), KGS's time
+settings and cleanup genmove, GoGui's rules-engine and interrupt commands, and the `set_game` of
+Quarry and gtp-rhino for Othello. The commands are `gtp_commands.py`'s; this module frames them.
+
+**Framing** (the specification's section 3). Each input line is cleaned first: control characters
+other than HT and LF are removed (so a CR before the LF is), everything from `#` on is a comment,
+HT becomes a space; a line left empty is ignored. A command is `[id] name [arguments...]` with an
+optional decimal id; its reply is `=[id] text` or `?[id] message` ended by a blank line, and the
+replies come in the order of the commands, however many a controller sends at once. Only replies
+go to stdout; logs go to stderr.
+
+**Threads.** One thread reads stdin into a queue and the main thread executes the commands in
+order. So a live analysis (`lz-analyze`, `kata-analyze`) runs until the next line arrives, which
+stops it and is then executed; and GoGui's `# interrupt` line, seen as it arrives, stops a
+genmove in progress.
+
+The module imports neither torch nor onnxruntime: GUIs start engines often, and the network loads
+on the first search (a missing or broken model is an error reply then, not a crash).
+"""
+from __future__ import annotations
+
+import argparse
+import codecs
+import logging
+import os
+import queue
+import sys
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from saz.engine.engine import DEFAULT_SIZES, Engine, EngineConfig
+from saz.engine.games import GAME_NAMES, GameError
+from saz.protocol.gtp_commands import Command, GtpEngine, GtpError, Streamed
+from saz.protocol.vertex import CONVENTIONS
+
+log = logging.getLogger("saz.gtp")
+
+#: GoGui's interrupt: a comment line that stops the command in progress (see `gogui-interrupt`).
+INTERRUPT = "# interrupt"
+#: Control characters the framing removes: all but HT (9) and LF (10).
+_CONTROL = {c: None for c in (*range(32), 127) if c not in (9, 10)}
+
+
+# -- framing ------------------------------------------------------------------------------------
+def clean(line: str) -> str:
+    """A raw input line after GTP's preprocessing: control characters other than HT and LF
+    removed, the comment from `#` on removed, HT turned into a space, outer spaces stripped."""
+    text = line.translate(_CONTROL)
+    comment = text.find("#")
+    if comment >= 0:
+        text = text[:comment]
+    return text.replace("\t", " ").strip(" \n")
+
+
+def parse_command(line: str) -> Command | None:
+    """The command on a raw input line; None when the line is empty once cleaned. A line with
+    only an id is a command without a name (which no command has)."""
+    words = [word for word in clean(line).split(" ") if word]
+    if not words:
+        return None
+    command_id = None
+    if words[0].isascii() and words[0].isdigit():
+        command_id = int(words[0])
+        words = words[1:]
+    if not words:
+        return Command(command_id, "", ())
+    return Command(command_id, words[0], tuple(words[1:]))
+
+
+def format_reply(ok: bool, command_id: int | None, text: str) -> str:
+    """A complete reply: `=[id] text` or `?[id] text`, ended by a blank line. A line after the
+    first is never empty (it would end the reply early), so empty ones are dropped."""
+    first, *rest = text.split("\n")
+    body = "\n".join([first, *(line for line in rest if line)])
+    return f"{_head(ok, command_id)} {body}\n\n"
+
+
+def _head(ok: bool, command_id: int | None) -> str:
+    return ("=" if ok else "?") + ("" if command_id is None else str(command_id))
+
+
+# -- the session ----------------------------------------------------------------------------------
+class GtpSession:
+    """One controller's conversation: read lines, execute them in order, write the replies."""
+
+    def __init__(self, commands: GtpEngine, stdin: Iterable[str], stdout: TextIO) -> None:
+        """`stdin` yields the input lines (with their line ends), `stdout` takes the replies."""
+        self.commands = commands
+        self._stdin = stdin
+        self._stdout = stdout
+        #: Input lines as they arrive; None once the input has ended.
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        #: A line taken from the queue to end a live analysis, to be executed next.
+        self._pushback: list[str | None] = []
+        #: Replies and streamed lines are written whole, one writer at a time (a live analysis
+        #: writes from its search thread).
+        self._write_lock = threading.RLock()
+
+    def run(self) -> int:
+        """Serve until `quit` or the end of the input; the exit status (0)."""
+        reader = threading.Thread(target=self._read, name="saz-gtp-input", daemon=True)
+        reader.start()
+        try:
+            while True:
+                line = self._next_line()
+                if line is None:
+                    break
+                command = parse_command(line)
+                if command is None:
+                    continue
+                self._execute(command)
+                if self.commands.quitting:
+                    break
+        except BrokenPipeError:  # the controller has gone: nobody is left to answer
+            pass
+        finally:
+            self.commands.close()
+        return 0
+
+    def _read(self) -> None:
+        try:
+            for line in self._stdin:
+                if line.strip() == INTERRUPT:
+                    self.commands.interrupt()
+                self._lines.put(line)
+        finally:
+            self._lines.put(None)
+
+    def _next_line(self) -> str | None:
+        if self._pushback:
+            return self._pushback.pop()
+        return self._lines.get()
+
+    def _execute(self, command: Command) -> None:
+        try:
+            reply = self.commands.execute(command)
+        except GtpError as exc:
+            self._write(format_reply(False, command.id, str(exc)))
+        except Exception as exc:  # a bug must not end the session: answer it and go on
+            log.exception("command %r failed", command.name)
+            self._write(format_reply(False, command.id, f"internal error: {exc}"))
+        else:
+            if isinstance(reply, Streamed):
+                self._stream(command.id, reply)
+            else:
+                self._write(format_reply(True, command.id, reply))
+
+    def _stream(self, command_id: int | None, reply: Streamed) -> None:
+        """Write a streamed reply. Its `=` line goes out with the first line of output, so that
+        a failure before any output is still an ordinary `?` reply."""
+        started = False
+
+        def begin() -> None:
+            nonlocal started
+            with self._write_lock:
+                if not started:
+                    started = True
+                    self._stdout.write(_head(True, command_id) + "\n")
+
+        def emit(line: str) -> None:
+            with self._write_lock:
+                begin()
+                self._write(line + "\n")
+
+        final: str | None = None
+        try:
+            final = reply.start(emit)
+            if reply.finish is not None:
+                begin()
+                self._stdout.flush()
+                line = self._next_line()  # any line, even an empty one, ends the analysis
+                reply.finish()
+                self._pushback.append(line)
+        except Exception as exc:
+            message = str(exc) if isinstance(exc, GtpError) else f"internal error: {exc}"
+            if not isinstance(exc, GtpError):
+                log.exception("streamed command failed")
+            if not started:
+                self._write(format_reply(False, command_id, message))
+                return
+            log.error("%s (after the reply had begun)", message)
+        with self._write_lock:
+            begin()
+            self._write((final + "\n" if final else "") + "\n")
+
+    def _write(self, text: str) -> None:
+        with self._write_lock:
+            self._stdout.write(text)
+            self._stdout.flush()
+
+
+# -- the command line -----------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="saz gtp",
+        description="Play Go, Othello or Gomoku over GTP v2 (GUIs: Sabaki, GoGui, Lizzie, "
+                    "Quarry; tournaments: gogui-twogtp).")
+    parser.add_argument("--game", choices=GAME_NAMES, default="go",
+                        help="the game to start with (set_game changes it)")
+    parser.add_argument("--model", type=Path,
+                        help="the network (.onnx with its .json card); default: the shipped "
+                             "model of the game")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                        help="where the network runs (auto: CUDA when available)")
+    limit = parser.add_mutually_exclusive_group()
+    limit.add_argument("--visits", type=int, metavar="N",
+                       help="visits per move (a cap under a clock too)")
+    limit.add_argument("--time-per-move", type=float, metavar="S",
+                       help="seconds per move when the controller sets no clock")
+    parser.add_argument("--threads", type=int, metavar="N",
+                        help="CPU threads of the network (default: the cores)")
+    parser.add_argument("--ponder", action="store_true",
+                        help="keep searching on the opponent's time")
+    parser.add_argument("--size", type=int, metavar="N",
+                        help="the starting board size (default: " + ", ".join(
+                            f"{game} {size}" for game, size in DEFAULT_SIZES.items()) + ")")
+    parser.add_argument("--resign-threshold", type=float, metavar="WINRATE",
+                        help="resign when the chosen move's winrate is below this (0..1); "
+                             "default: never resign")
+    parser.add_argument("--verbose", action="store_true",
+                        help="log each search's visits and speed to stderr")
+    return parser
+
+
+def read_lines(fd: int) -> Iterator[str]:
+    """The lines of a file descriptor as UTF-8 text (bytes that are not UTF-8 replaced), split at
+    LF only, so that a CR reaches the framing, which drops it.
+
+    Read with `os.read` rather than through `sys.stdin`: the input thread spends its life blocked
+    here, and a thread blocked inside `sys.stdin`'s buffer holds its lock, which the interpreter
+    needs when it exits after `quit`."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    while chunk := os.read(fd, 1 << 16):
+        *lines, pending = (pending + decoder.decode(chunk)).split("\n")
+        for line in lines:
+            yield line + "\n"
+    pending += decoder.decode(b"", final=True)
+    if pending:
+        yield pending
+
+
+def main(argv: Sequence[str] | None = None, *, stdin: Iterable[str] | None = None,
+         stdout: TextIO | None = None) -> int:
+    """`saz gtp ARGS`; the exit status. `stdin` and `stdout` replace the process's streams
+    (tests run sessions in memory)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, format="saz gtp: %(message)s",
+                        level=logging.INFO if args.verbose else logging.WARNING)
+    for name, value in (("--visits", args.visits), ("--threads", args.threads)):
+        if value is not None and value < 1:
+            parser.error(f"{name} must be at least 1")
+    if args.time_per_move is not None and not args.time_per_move > 0:
+        parser.error("--time-per-move must be positive")
+    if args.resign_threshold is not None and not 0 < args.resign_threshold < 1:
+        parser.error("--resign-threshold must be a winrate between 0 and 1")
+    engine = Engine(EngineConfig(game=args.game, model=args.model, device=args.device,
+                                 threads=args.threads, visits=args.visits,
+                                 time_per_move=args.time_per_move, ponder=args.ponder))
+    if args.size is not None:
+        try:
+            if not CONVENTIONS[args.game].fits(args.size, args.size):
+                raise GameError(f"GTP cannot name the points of a {args.size}x{args.size} board")
+            engine.new_game(args.size)
+        except GameError as exc:
+            parser.error(f"--size: {exc}")
+    commands = GtpEngine(engine, resign_threshold=args.resign_threshold)
+    if stdin is None:
+        stdin = read_lines(sys.stdin.fileno())
+    if stdout is not None:
+        return _serve(GtpSession(commands, stdin, stdout))
+    # LF line ends on every platform; the process's stdout stays open afterwards.
+    with open(sys.stdout.fileno(), "w", encoding="utf-8", newline="\n", closefd=False) as out:
+        return _serve(GtpSession(commands, stdin, out))
+
+
+def _serve(session: GtpSession) -> int:
+    try:
+        return session.run()
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

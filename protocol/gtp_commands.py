@@ -1,0 +1,854 @@
+"""The GTP commands: one handler per command, over the engine facade.
+
+`GtpEngine.execute(command)` runs one parsed command and returns its reply: text, or a `Streamed`
+reply for the commands that print while the engine works (analysis). A failure raises `GtpError`,
+whose text is the error message, and leaves the position as it was. The framing (ids, `=`/`?`,
+blank lines) and the input thread are `gtp.py`'s; the names of points are `vertex.py`'s.
+
+**Error texts** are the GTP v2 specification's, exactly, where it names one (`unknown command`,
+`illegal move`, `unacceptable size`, `cannot undo`, `board not empty`, `invalid number of stones`,
+`bad vertex list`, `cannot score`); argument errors are `syntax error: <what>`, and `cannot load
+file: <why>`. Other failures (no model, a game that is over) say what happened in words.
+
+**Colours.** `play` and `genmove` name a colour, and GUIs use that to set up positions. When the
+colour is not the side to move: in Go the other side passes first (the pass is undone with the
+move by `undo`); in Othello the same happens when the side to move has only the pass; in Gomoku,
+which has no pass, it is an illegal move.
+
+**Games.** Go, Othello and Gomoku (`set_game`, as Quarry and gtp-rhino speak it). Go-only
+commands (handicap, `final_status_list`) fail in the other games; `komi` is accepted and ignored
+there, since every controller sends it. GoGui plays any game through its rules-engine commands
+(`gogui-rules_*`), which answer for every game.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from saz.engine.engine import Engine
+from saz.engine.games import (
+    GAME_NAMES,
+    Game,
+    GameError,
+    UnsupportedSizeError,
+    game_class,
+)
+from saz.engine.games import new_game as make_game
+from saz.engine.games.base import BLACK, COLOR_NAMES, DRAW, EMPTY, WHITE
+from saz.engine.search.clock import (
+    TimeControlError,
+    from_gtp_time_settings,
+    from_kgs_time_settings,
+)
+from saz.engine.search.mcts import SearchResult
+from saz.protocol.gtp_analysis import InfoFormat, kata_info, lz_info, parse_analysis
+from saz.protocol.sgf import SgfError, SgfGame, parse_sgf
+from saz.protocol.vertex import (
+    CONVENTIONS,
+    GtpValueError,
+    Vertices,
+    parse_color,
+    vertices_for,
+)
+
+log = logging.getLogger("saz.gtp")
+
+PROTOCOL_VERSION = 2
+ENGINE_NAME = "saz"
+
+# The specification's error texts.
+SYNTAX_ERROR = "syntax error"
+UNKNOWN_COMMAND = "unknown command"
+ILLEGAL_MOVE = "illegal move"
+UNACCEPTABLE_SIZE = "unacceptable size"
+CANNOT_UNDO = "cannot undo"
+BOARD_NOT_EMPTY = "board not empty"
+INVALID_STONES = "invalid number of stones"
+BAD_VERTEX_LIST = "bad vertex list"
+CANNOT_LOAD = "cannot load file"
+CANNOT_SCORE = "cannot score"
+
+#: GoGui's analyze menu: `type/label/command` (GoGui's manual, "Analyze Commands").
+GOGUI_ANALYZE_COMMANDS = (
+    "string/Show board/showboard",
+    "plist/Legal moves/gogui-rules_legal_moves",
+    "string/Side to move/gogui-rules_side_to_move",
+    "string/Final result/gogui-rules_final_result",
+    "string/Final score/final_score",
+    "plist/Final status: alive/final_status_list alive",
+)
+#: The largest SGF file `loadsgf` reads (a long game record is a few hundred kilobytes).
+MAX_SGF_BYTES = 16 << 20
+#: The names `list_games` gives (as Quarry and gtp-rhino spell them); `set_game` takes any case.
+GAME_TITLES = {"go": "Go", "gomoku": "Gomoku", "othello": "Othello"}
+_STONES = {BLACK: "X", WHITE: "O", EMPTY: "."}
+
+
+class GtpError(Exception):
+    """A command failed: the text is the error message of the `?` reply."""
+
+
+def syntax_error(detail: object) -> GtpError:
+    return GtpError(f"{SYNTAX_ERROR}: {detail}")
+
+
+Emit = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A reply written while the engine works: `=[id]` on a line of its own, the lines `start`
+    emits, then the line `start` returns (if any) and the blank line that ends every reply.
+
+    With `finish`, the work runs in the background after `start` returns, until the next input
+    line arrives: the session then calls `finish` (which stops it) before ending the reply.
+    Without it, the reply ends when `start` returns.
+    """
+
+    start: Callable[[Emit], str | None]
+    finish: Callable[[], None] | None = None
+
+
+Handler = Callable[[tuple[str, ...]], "str | Streamed"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command line, parsed: the optional numeric id, the name and its arguments."""
+
+    id: int | None
+    name: str
+    args: tuple[str, ...]
+
+
+class GtpEngine:
+    """The command table and its handlers, over one `Engine`."""
+
+    def __init__(self, engine: Engine, *, resign_threshold: float | None = None) -> None:
+        if resign_threshold is not None and not 0.0 < resign_threshold < 1.0:
+            raise ValueError(f"resign threshold must be a winrate in (0, 1), not "
+                             f"{resign_threshold}")
+        self.engine = engine
+        self.resign_threshold = resign_threshold
+        #: Set by `quit`: the session ends after its reply.
+        self.quitting = False
+        #: Per GTP move: how many moves it put into the game's history (2 with an implicit pass)
+        #: and the history's length after it, so `undo` knows what to take back.
+        self._history: list[tuple[int, int]] = []
+        self.commands: dict[str, Handler] = {
+            "protocol_version": self.protocol_version,
+            "name": self.name,
+            "version": self.version,
+            "known_command": self.known_command,
+            "list_commands": self.list_commands,
+            "quit": self.quit,
+            "boardsize": self.boardsize,
+            "rectangular_boardsize": self.rectangular_boardsize,
+            "clear_board": self.clear_board,
+            "komi": self.komi,
+            "play": self.play,
+            "genmove": self.genmove,
+            "reg_genmove": self.reg_genmove,
+            "kgs-genmove_cleanup": self.genmove_cleanup,
+            "undo": self.undo,
+            "fixed_handicap": self.fixed_handicap,
+            "place_free_handicap": self.place_free_handicap,
+            "set_free_handicap": self.set_free_handicap,
+            "time_settings": self.time_settings,
+            "kgs-time_settings": self.kgs_time_settings,
+            "time_left": self.time_left,
+            "final_score": self.final_score,
+            "final_status_list": self.final_status_list,
+            "loadsgf": self.loadsgf,
+            "showboard": self.showboard,
+            "list_games": self.list_games,
+            "set_game": self.set_game,
+            "lz-analyze": self.lz_analyze,
+            "kata-analyze": self.kata_analyze,
+            "lz-genmove_analyze": self.lz_genmove_analyze,
+            "kata-genmove_analyze": self.kata_genmove_analyze,
+            "stop": self.stop,
+            "gogui-analyze_commands": self.gogui_analyze_commands,
+            "gogui-interrupt": self.gogui_interrupt,
+            "gogui-rules_game_id": self.rules_game_id,
+            "gogui-rules_board_size": self.rules_board_size,
+            "gogui-rules_board": self.rules_board,
+            "gogui-rules_legal_moves": self.rules_legal_moves,
+            "gogui-rules_side_to_move": self.rules_side_to_move,
+            "gogui-rules_final_result": self.rules_final_result,
+        }
+
+    # -- dispatch ---------------------------------------------------------------------------------
+    #: Commands that only read: they leave a background search (pondering) running.
+    _READ_ONLY = frozenset({
+        "protocol_version", "name", "version", "known_command", "list_commands",
+        "gogui-analyze_commands", "gogui-interrupt", "showboard", "list_games",
+        "gogui-rules_game_id", "gogui-rules_board_size", "gogui-rules_board",
+        "gogui-rules_legal_moves", "gogui-rules_side_to_move", "gogui-rules_final_result",
+        "final_score", "final_status_list",
+    })
+
+    def execute(self, command: Command) -> str | Streamed:
+        """Run one command; GtpError when it fails (the position is then unchanged)."""
+        handler = self.commands.get(command.name)
+        if handler is None:
+            raise GtpError(UNKNOWN_COMMAND)
+        if command.name not in self._READ_ONLY:
+            self.halt()
+        return handler(command.args)
+
+    def halt(self) -> None:
+        """Stop a background search (analysis, pondering) and wait until it has stopped.
+
+        The stop is repeated while the search runs: one that arrives before the background
+        search has begun has no effect (MCTS.stop acts on a running search only), and a plain
+        `Engine.halt()` would then wait for an analysis that never ends."""
+        while self.engine.searching_in_background:
+            self.engine.stop()
+            time.sleep(0.001)
+        self.engine.halt()
+
+    # -- the values of the current game -----------------------------------------------------------
+    @property
+    def game(self) -> Game:
+        return self.engine.game
+
+    @property
+    def vertices(self) -> Vertices:
+        game = self.engine.game
+        return vertices_for(game.name, game.width, game.height)
+
+    def _vertex(self, text: str) -> int:
+        try:
+            return self.vertices.parse(text)
+        except GtpValueError as exc:
+            raise syntax_error(exc) from None
+
+    def _format(self, move: int) -> str:
+        return self.vertices.format(move)
+
+    # -- administration ---------------------------------------------------------------------------
+    def protocol_version(self, args: tuple[str, ...]) -> str:
+        return str(PROTOCOL_VERSION)
+
+    def name(self, args: tuple[str, ...]) -> str:
+        return ENGINE_NAME
+
+    def version(self, args: tuple[str, ...]) -> str:
+        from importlib import metadata  # only when asked: it costs start-up time
+
+        try:
+            return metadata.version("saz")
+        except metadata.PackageNotFoundError:
+            return "unknown"
+
+    def known_command(self, args: tuple[str, ...]) -> str:
+        _arguments(args, 1, "known_command COMMAND")
+        return "true" if args[0] in self.commands else "false"
+
+    def list_commands(self, args: tuple[str, ...]) -> str:
+        return "\n".join(self.commands)
+
+    def quit(self, args: tuple[str, ...]) -> str:
+        self.quitting = True
+        return ""
+
+    # -- setting up -------------------------------------------------------------------------------
+    def boardsize(self, args: tuple[str, ...]) -> str:
+        _arguments(args, 1, "boardsize SIZE")
+        size = _integer(args[0], "board size")
+        self._new_board(size, size)
+        return ""
+
+    def rectangular_boardsize(self, args: tuple[str, ...]) -> str:
+        _arguments(args, 2, "rectangular_boardsize WIDTH HEIGHT")
+        self._new_board(_integer(args[0], "width"), _integer(args[1], "height"))
+        return ""
+
+    def _new_board(self, width: int, height: int) -> None:
+        if not _nameable(self.engine.game_name, width, height):
+            raise GtpError(UNACCEPTABLE_SIZE)
+        try:
+            self.engine.new_game(width, height)
+        except UnsupportedSizeError:
+            raise GtpError(UNACCEPTABLE_SIZE) from None
+        self._history.clear()
+
+    def clear_board(self, args: tuple[str, ...]) -> str:
+        self.engine.new_game()
+        self._history.clear()
+        return ""
+
+    def komi(self, args: tuple[str, ...]) -> str:
+        _arguments(args, 1, "komi KOMI")
+        try:
+            komi = float(args[0])
+        except ValueError:
+            raise syntax_error(f"komi {args[0]!r} is not a number") from None
+        if self.engine.game_name == "go":  # the other games have no komi: accepted, ignored
+            try:
+                self.engine.set_rules(komi=komi)
+            except GameError as exc:
+                raise syntax_error(exc) from None
+        return ""
+
+    def list_games(self, args: tuple[str, ...]) -> str:
+        return "\n".join(GAME_TITLES[name] for name in GAME_NAMES)
+
+    def set_game(self, args: tuple[str, ...]) -> str:
+        _arguments(args, 1, "set_game GAME")
+        name = args[0].lower()
+        if name not in GAME_NAMES:
+            raise GtpError("unsupported game")
+        self.engine.set_game(name)
+        self._history.clear()
+        return ""
+
+    # -- handicap (Go) ----------------------------------------------------------------------------
+    def fixed_handicap(self, args: tuple[str, ...]) -> str:
+        stones = self._handicap_count(args, "fixed_handicap STONES")
+        game = self.game.copy()
+        try:
+            points = game.place_fixed_handicap(stones)  # type: ignore[attr-defined]
+        except GameError:
+            raise GtpError(INVALID_STONES) from None
+        self._adopt(game)
+        return " ".join(map(self._format, points))
+
+    def place_free_handicap(self, args: tuple[str, ...]) -> str:
+        stones = self._handicap_count(args, "place_free_handicap STONES")
+        game = self.game.copy()
+        if not 2 <= stones < game.num_points:
+            raise GtpError(INVALID_STONES)
+        points = free_handicap_points(game.width, game.height, stones)
+        game.place_free_handicap(points)  # type: ignore[attr-defined]
+        self._adopt(game)
+        return " ".join(map(self._format, points))
+
+    def set_free_handicap(self, args: tuple[str, ...]) -> str:
+        self._require_go("set_free_handicap")
+        if not _is_empty(self.game):
+            raise GtpError(BOARD_NOT_EMPTY)
+        try:
+            points = [self.vertices.parse(text) for text in args]
+        except GtpValueError:
+            raise GtpError(BAD_VERTEX_LIST) from None
+        game = self.game.copy()
+        if game.pass_move in points:
+            raise GtpError(BAD_VERTEX_LIST)
+        try:
+            game.place_free_handicap(points)  # type: ignore[attr-defined]
+        except GameError:
+            raise GtpError(BAD_VERTEX_LIST) from None
+        self._adopt(game)
+        return ""
+
+    def _handicap_count(self, args: tuple[str, ...], usage: str) -> int:
+        self._require_go(usage.split()[0])
+        _arguments(args, 1, usage)
+        stones = _integer(args[0], "number of stones")
+        if not _is_empty(self.game):
+            raise GtpError(BOARD_NOT_EMPTY)
+        return stones
+
+    def _require_go(self, command: str) -> None:
+        if self.engine.game_name != "go":
+            raise GtpError(f"{command} is a Go command; the game is {self.engine.game_name}")
+
+    def _adopt(self, game: Game) -> None:
+        """Make a position set up on a copy the engine's (it has no GTP moves to undo)."""
+        self.engine.replace_game(game)
+        self._history.clear()
+
+    # -- moves ------------------------------------------------------------------------------------
+    def play(self, args: tuple[str, ...]) -> str:
+        _arguments(args, 2, "play COLOR VERTEX")
+        color = _color(args[0])
+        move = self._vertex(args[1])
+        self._play_as(color, move)
+        return ""
+
+    def _play_as(self, color: int, move: int) -> None:
+        """Play `move` for `color`, with the implicit pass that puts `color` to move if needed;
+        all or nothing."""
+        prefix = implicit_moves(self.game, color)
+        if prefix is None:
+            raise GtpError(ILLEGAL_MOVE)
+        moves = prefix + [move]
+        played = 0
+        try:
+            for m in moves:
+                self.engine.play(m)
+                played += 1
+        except GameError:
+            raise GtpError(ILLEGAL_MOVE) from None
+        finally:
+            if played < len(moves):
+                for _ in range(played):
+                    self.engine.undo()
+        self._history.append((len(moves), len(self.game.moves)))
+
+    def genmove(self, args: tuple[str, ...]) -> str:
+        _arguments(args, 1, "genmove COLOR")
+        return self._vertex_or_resign(self._generate(_color(args[0])))
+
+    def genmove_cleanup(self, args: tuple[str, ...]) -> str:
+        """KGS's cleanup phase: a genmove that passes only when nothing else is legal."""
+        _arguments(args, 1, "kgs-genmove_cleanup COLOR")
+        return self._vertex_or_resign(self._generate(_color(args[0]), cleanup=True))
+
+    def reg_genmove(self, args: tuple[str, ...]) -> str:
+        """The move genmove would choose, not played (regression tests)."""
+        _arguments(args, 1, "reg_genmove COLOR")
+        return self._vertex_or_resign(self._generate(_color(args[0]), play=False))
+
+    def _vertex_or_resign(self, move: int | None) -> str:
+        return "resign" if move is None else self._format(move)
+
+    def _generate(self, color: int, *, play: bool = True, cleanup: bool = False,
+                  on_progress: Callable[[SearchResult], None] | None = None,
+                  interval: float = 0.0) -> int | None:
+        """Search for `color` and play the move (unless `play` is False); the move, or None to
+        resign. A game that is over has no move to search: the answer is a pass, not played."""
+        game = self.game
+        if game.is_over():
+            return game.pass_move
+        prefix = implicit_moves(game, color)
+        if prefix is None:
+            raise GtpError(ILLEGAL_MOVE)
+        played = 0
+        done = False
+        try:
+            for m in prefix:
+                self.engine.play(m)
+                played += 1
+            allowed = _non_passes(self.game) if cleanup else None
+            think = self.engine.genmove if play else self.engine.think
+            result = think(on_progress=on_progress, progress_interval=interval, allowed=allowed)
+            log.info("%s: %d visits, value %+.3f, %.0f playouts/s", self._format(
+                result.best_move), result.root_visits, result.value,
+                result.stats.playouts_per_second)
+            if self._resigns(result):
+                if play:
+                    self.engine.undo()
+                return None
+            if play:
+                self._history.append((len(prefix) + 1, len(self.game.moves)))
+                done = True
+            return result.best_move
+        except (GameError, ValueError) as exc:  # ModelError is a ValueError
+            raise GtpError(str(exc)) from None
+        finally:
+            if not done:
+                for _ in range(played):
+                    self.engine.undo()
+
+    def _resigns(self, result: SearchResult) -> bool:
+        """Whether to resign rather than play: the chosen move's winrate is below the
+        threshold (never for a move the rules decided)."""
+        if self.resign_threshold is None or result.decided_by_rules:
+            return False
+        return (result.value + 1.0) / 2.0 < self.resign_threshold
+
+    def undo(self, args: tuple[str, ...]) -> str:
+        game = self.game
+        if not game.moves:
+            raise GtpError(CANNOT_UNDO)
+        count = 1
+        if self._history and self._history[-1][1] == len(game.moves):
+            count = self._history.pop()[0]
+        else:  # moves from elsewhere (loadsgf): one at a time
+            self._history.clear()
+        for _ in range(count):
+            try:
+                self.engine.undo()
+            except GameError:
+                raise GtpError(CANNOT_UNDO) from None
+        return ""
+
+    # -- time -------------------------------------------------------------------------------------
+    def time_settings(self, args: tuple[str, ...]) -> str:
+        _arguments(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
+        try:
+            self.engine.set_time_control(from_gtp_time_settings(*args))
+        except TimeControlError as exc:
+            raise syntax_error(exc) from None
+        return ""
+
+    def kgs_time_settings(self, args: tuple[str, ...]) -> str:
+        try:
+            self.engine.set_time_control(from_kgs_time_settings(args))
+        except TimeControlError as exc:
+            raise syntax_error(exc) from None
+        return ""
+
+    def time_left(self, args: tuple[str, ...]) -> str:
+        """Our clock, as the controller sees it. Controllers report the colour about to move
+        before its genmove; a report for the other colour is not about our clock (we think for
+        whichever colour is to move), so it is checked and set aside."""
+        _arguments(args, 3, "time_left COLOR TIME STONES")
+        color = _color(args[0])
+        try:
+            seconds, stones = float(args[1]), int(args[2])
+        except ValueError:
+            raise syntax_error(f"time {args[1]!r} and stones {args[2]!r} must be numbers") \
+                from None
+        if color == self.game.to_move:
+            try:
+                self.engine.clock.update_time_left(seconds, stones)
+            except TimeControlError as exc:
+                raise syntax_error(exc) from None
+        return ""
+
+    # -- the end of the game ----------------------------------------------------------------------
+    def final_score(self, args: tuple[str, ...]) -> str:
+        """Go: the Tromp-Taylor area score of the board as it stands (komi included). Othello:
+        the disc difference. Gomoku has a winner, not a score (see gogui-rules_final_result)."""
+        game = self.game
+        if game.name == "go":
+            score = game.score()  # type: ignore[attr-defined]
+        elif game.name == "othello":
+            black, white = game.disc_count()  # type: ignore[attr-defined]
+            score = black - white
+        else:
+            raise GtpError(CANNOT_SCORE)
+        if score == 0:
+            return "0"
+        return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+
+    def final_status_list(self, args: tuple[str, ...]) -> str:
+        """Go: the stones of a status, one per line. Area scoring counts every stone as it
+        stands (Tromp-Taylor), so every stone is alive and none is dead or in seki."""
+        self._require_go("final_status_list")
+        _arguments(args, 1, "final_status_list alive|dead|seki")
+        status = args[0].lower()
+        if status not in ("alive", "dead", "seki"):
+            raise syntax_error(f"unknown status {args[0]!r}")
+        if status != "alive":
+            return ""
+        return "\n".join(self._format(int(p)) for p in np.flatnonzero(self.game.board))
+
+    # -- SGF --------------------------------------------------------------------------------------
+    def loadsgf(self, args: tuple[str, ...]) -> str:
+        if not 1 <= len(args) <= 2:
+            raise syntax_error("usage: loadsgf FILE [MOVE_NUMBER]")
+        until = _integer(args[1], "move number") if len(args) == 2 else None
+        if until is not None and until < 1:
+            raise syntax_error(f"move number {until} must be >= 1")
+        try:
+            record = parse_sgf(_read_record(Path(args[0])))
+            game = self._replay(record, until)
+        except (OSError, SgfError, GameError) as exc:
+            raise GtpError(f"{CANNOT_LOAD}: {exc}") from None
+        if record.game == "go":
+            self.engine.set_rules(komi=game.rules.komi)  # type: ignore[attr-defined]
+        self._adopt(game)
+        return ""
+
+    def _replay(self, record: SgfGame, until: int | None) -> Game:
+        """The position of `record` before move number `until` (all moves if None)."""
+        if record.game != self.engine.game_name:
+            raise GameError(f"the record is a {record.game} game; the engine plays "
+                            f"{self.engine.game_name} (set_game {record.game} first)")
+        if not _nameable(record.game, record.width, record.height):
+            raise GameError(f"GTP cannot name the points of a {record.width}x{record.height} "
+                            "board")
+        rules = dict(self.engine.rules)
+        if record.komi is not None:
+            rules["komi"] = record.komi
+        game = make_game(record.game, record.width, record.height, **rules)
+        played = 0
+        for index, node in enumerate(record.nodes):
+            if node.move is not None:
+                if until is not None and played >= until - 1:
+                    break
+                for m in _moves_out_of_turn(game, node.move.color) + [node.move.move]:
+                    game.play(m)
+                played += 1
+            if node.has_setup:
+                # The root's setup is the whole starting position (Othello records list the
+                # centre discs); a later node's adds to the board as it stands.
+                board = np.zeros_like(game.board) if index == 0 else np.array(game.board)
+                board[list(node.add_black)] = BLACK
+                board[list(node.add_white)] = WHITE
+                board[list(node.add_empty)] = EMPTY
+                to_move = node.to_play or _next_mover(record, index) or game.to_move
+                game = _set_up(game, board, to_move, rules)
+            elif node.to_play is not None and node.to_play != game.to_move:
+                if game.moves:
+                    for m in _moves_out_of_turn(game, node.to_play):
+                        game.play(m)
+                else:
+                    game = _set_up(game, game.board, node.to_play, rules)
+        return game
+
+    # -- showing the board ------------------------------------------------------------------------
+    def showboard(self, args: tuple[str, ...]) -> str:
+        game = self.game
+        lines = ["", board_diagram(game, self.vertices)]
+        status = f"{COLOR_NAMES[game.to_move]} to move"
+        if game.is_over():
+            status = f"game over: {_result_word(game)}"
+        if game.name == "go":
+            status += (f"; captures: black {game.captures(BLACK)}, "  # type: ignore[attr-defined]
+                       f"white {game.captures(WHITE)}")  # type: ignore[attr-defined]
+        lines.append(status)
+        return "\n".join(lines)
+
+    # -- analysis ---------------------------------------------------------------------------------
+    def lz_analyze(self, args: tuple[str, ...]) -> Streamed:
+        return self._analyze(args, lz_info, kata=False)
+
+    def kata_analyze(self, args: tuple[str, ...]) -> Streamed:
+        return self._analyze(args, kata_info, kata=True)
+
+    def lz_genmove_analyze(self, args: tuple[str, ...]) -> Streamed:
+        return self._genmove_analyze(args, lz_info, kata=False)
+
+    def kata_genmove_analyze(self, args: tuple[str, ...]) -> Streamed:
+        return self._genmove_analyze(args, kata_info, kata=True)
+
+    def stop(self, args: tuple[str, ...]) -> str:
+        """KataGo's `stop`: a running analysis or ponder has already stopped (every command
+        stops it); nothing more to do."""
+        return ""
+
+    def _analyze(self, args: tuple[str, ...], info: InfoFormat, *, kata: bool) -> Streamed:
+        vertices = self.vertices
+        try:
+            request = parse_analysis(args, vertices, kata=kata)
+        except GtpValueError as exc:
+            raise syntax_error(exc) from None
+        game = self.game
+        if request.color is not None and request.color != game.to_move:
+            raise GtpError(f"{COLOR_NAMES[request.color]} is not to move: analysis is for the "
+                           "side to move")
+        allowed = request.root_moves(game)
+        if allowed is not None and not allowed:
+            raise GtpError("allow/avoid leave no legal move to analyse")
+
+        def start(emit: Emit) -> None:
+            def snapshot(result: SearchResult) -> None:
+                line = info(result, vertices, request.max_moves)
+                if line:  # an empty line would end the reply
+                    emit(line)
+            try:
+                self.engine.analyze(snapshot, request.interval, allowed)
+            except (GameError, ValueError) as exc:
+                raise GtpError(str(exc)) from None
+
+        return Streamed(start, finish=self.halt)
+
+    def _genmove_analyze(self, args: tuple[str, ...], info: InfoFormat, *,
+                         kata: bool) -> Streamed:
+        vertices = self.vertices
+        try:
+            request = parse_analysis(args, vertices, kata=kata)
+        except GtpValueError as exc:
+            raise syntax_error(exc) from None
+        if request.filters:
+            raise syntax_error("allow/avoid are for lz-analyze and kata-analyze")
+        color = self.game.to_move if request.color is None else request.color
+
+        def start(emit: Emit) -> str:
+            def snapshot(result: SearchResult) -> None:
+                line = info(result, vertices, request.max_moves)
+                if line:
+                    emit(line)
+            move = self._generate(color, on_progress=snapshot, interval=request.interval)
+            return f"play {self._vertex_or_resign(move)}"
+
+        return Streamed(start)
+
+    # -- GoGui --------------------------------------------------------------------------------------
+    def gogui_analyze_commands(self, args: tuple[str, ...]) -> str:
+        return "\n".join(GOGUI_ANALYZE_COMMANDS)
+
+    def gogui_interrupt(self, args: tuple[str, ...]) -> str:
+        """Announces GoGui's interrupt: a `# interrupt` line stops a running genmove (the
+        session's input thread sees it)."""
+        return ""
+
+    def rules_game_id(self, args: tuple[str, ...]) -> str:
+        return self.engine.game_name
+
+    def rules_board_size(self, args: tuple[str, ...]) -> str:
+        game = self.game
+        if game.width != game.height:
+            raise GtpError(f"GoGui boards are square; this one is {game.width}x{game.height}")
+        return str(game.width)
+
+    def rules_board(self, args: tuple[str, ...]) -> str:
+        game = self.game
+        board = game.board
+        rows = (" ".join(_STONES[int(v)] for v in board[y * game.width:(y + 1) * game.width])
+                for y in range(game.height))
+        return "\n" + "\n".join(rows)
+
+    def rules_legal_moves(self, args: tuple[str, ...]) -> str:
+        return " ".join(self._format(int(m)) for m in self.game.legal_moves())
+
+    def rules_side_to_move(self, args: tuple[str, ...]) -> str:
+        return COLOR_NAMES[self.game.to_move]
+
+    def rules_final_result(self, args: tuple[str, ...]) -> str:
+        game = self.game
+        return _result_word(game) if game.is_over() else "unknown"
+
+    # -- from the input thread ---------------------------------------------------------------------
+    def interrupt(self) -> None:
+        """GoGui's `# interrupt`: end the running search now. Safe from any thread; the command
+        in progress answers with what the search has found."""
+        self.engine.stop()
+
+    # -- shutting down ----------------------------------------------------------------------------
+    def close(self) -> None:
+        """Stop whatever runs in the background (the session is over)."""
+        self.halt()
+
+
+# -- rules of the protocol ------------------------------------------------------------------------
+def implicit_moves(game: Game, color: int) -> list[int] | None:
+    """The moves to play before a move of `color`: none when `color` is to move; else a pass of
+    the side to move, where the rules allow one (Go always; Othello when the side to move can
+    only pass). None when there is no such way (Gomoku has no pass)."""
+    if game.to_move == color:
+        return []
+    if game.name == "go" or (game.name == "othello"
+                             and [int(m) for m in game.legal_moves()] == [game.pass_move]):
+        return [game.pass_move]
+    return None
+
+
+def _moves_out_of_turn(game: Game, color: int) -> list[int]:
+    """`implicit_moves` for a game record, where a move out of turn is a broken record."""
+    moves = implicit_moves(game, color)
+    if moves is None:
+        raise GameError(f"a {COLOR_NAMES[color]} move out of turn")
+    return moves
+
+
+def free_handicap_points(width: int, height: int, stones: int) -> list[int]:
+    """Where `place_free_handicap` puts `stones` black stones: the fixed handicap points as far
+    as the board has them (GTP's own choice), then one by one the point farthest (in king moves)
+    from every stone placed, preferring points off the edge up to the handicap line and then
+    the top-left."""
+    from saz.engine.games.go import fixed_handicap_points
+
+    points: list[int] = []
+    if width == height:
+        for count in range(min(stones, 9), 1, -1):
+            try:
+                points = fixed_handicap_points(width, count)
+                break
+            except GameError:
+                continue
+    xs, ys = np.arange(width * height) % width, np.arange(width * height) // width
+    handicap_line = 3 if min(width, height) >= 13 else 2
+    line = np.minimum(np.minimum(xs, ys), np.minimum(width - 1 - xs, height - 1 - ys))
+    preference = np.minimum(line, handicap_line)
+    distance = np.full(width * height, width + height)
+
+    def place(p: int) -> None:
+        nonlocal distance
+        distance = np.minimum(distance, np.maximum(abs(xs - xs[p]), abs(ys - ys[p])))
+
+    for p in points:
+        place(p)
+    while len(points) < stones:
+        # Distance first, then preference (< handicap_line + 1); argmax takes the lowest index
+        # among ties. A placed point has distance 0 and so loses to every free one.
+        p = int(np.argmax(distance * (handicap_line + 1) + preference))
+        points.append(p)
+        place(p)
+    return points
+
+
+def board_diagram(game: Game, vertices: Vertices) -> str:
+    """The board with its GTP coordinates around it, rows from the top: X black, O white."""
+    digits = len(str(game.height))
+    header = " " * (digits + 1) + " ".join(vertices.columns[:game.width])
+    rows = [header]
+    board = game.board
+    for y in range(game.height):
+        row = vertices.y_to_row(y)
+        cells = " ".join(_STONES[int(v)] for v in board[y * game.width:(y + 1) * game.width])
+        rows.append(f"{row:>{digits}} {cells} {row}")
+    rows.append(header)
+    return "\n".join(rows)
+
+
+def _result_word(game: Game) -> str:
+    """`black`, `white` or `draw`: the winner of a finished game."""
+    winner = game.winner()
+    return "draw" if winner == DRAW else COLOR_NAMES[winner]  # type: ignore[index]
+
+
+def _set_up(game: Game, board: np.ndarray, to_move: int, rules: dict) -> Game:
+    """A new game of `game`'s kind and size starting from `board` (SGF setup): the history
+    before it is gone, as with any set-up position."""
+    from_diagram = getattr(game_class(game.name), "from_diagram", None)
+    if from_diagram is None:
+        raise GameError(f"{game.name} positions cannot be set up, only played")
+    diagram = "\n".join(
+        "".join(_STONES[int(v)] for v in board[y * game.width:(y + 1) * game.width])
+        for y in range(game.height))
+    return from_diagram(diagram, to_move=to_move, **rules)
+
+
+def _read_record(path: Path) -> str:
+    """The text of an SGF file, refusing what no game record is (a device, a huge file)."""
+    if not path.is_file():
+        raise OSError(f"{path} is not a file")
+    with path.open("rb") as stream:
+        data = stream.read(MAX_SGF_BYTES + 1)
+    if len(data) > MAX_SGF_BYTES:
+        raise OSError(f"{path} is larger than {MAX_SGF_BYTES >> 20} MiB: not a game record")
+    return data.decode("utf-8", errors="replace")
+
+
+def _next_mover(record: SgfGame, index: int) -> int | None:
+    """The colour of the record's first move after node `index` (who moves after a setup)."""
+    for node in record.nodes[index + 1:]:
+        if node.move is not None:
+            return node.move.color
+    return None
+
+
+def _non_passes(game: Game) -> list[int] | None:
+    """The legal moves other than the pass, or None when the pass is all there is."""
+    moves = [int(m) for m in game.legal_moves() if m != game.pass_move]
+    return moves or None
+
+
+def _is_empty(game: Game) -> bool:
+    return not game.moves and not game.board.any()
+
+
+def _nameable(game: str, width: int, height: int) -> bool:
+    """Whether GTP can name every point of such a board (Go letters stop at 25 columns)."""
+    return CONVENTIONS[game].fits(width, height)
+
+
+def _arguments(args: tuple[str, ...], count: int, usage: str) -> None:
+    if len(args) != count:
+        raise syntax_error(f"usage: {usage}")
+
+
+def _integer(text: str, name: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise syntax_error(f"{name} {text!r} is not an integer") from None
+
+
+def _color(text: str) -> int:
+    try:
+        return parse_color(text)
+    except GtpValueError as exc:
+        raise syntax_error(exc) from None
