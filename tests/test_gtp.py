@@ -1,0 +1,427 @@
+"""`saz gtp`: framing, vertices, SGF, golden transcripts, and the engine behind the commands.
+
+Golden transcripts (`tests/transcripts/*.gtp`) are whole sessions. A line `> TEXT` is input
+(backslash escapes such as `\\r`, `\\t`, `\\x01` stand for the characters, `{transcripts}` for
+the transcripts' folder); `#| args: ...` gives the command line; other `#|` lines are comments;
+every other line is expected output, compared with trailing spaces removed (editors strip them;
+the exact `= ` framing is tested below). The input goes in all at once, as a pipelining GUI
+sends it. Each transcript runs in memory through `main` and once more through the real `saz gtp`
+process.
+"""
+from __future__ import annotations
+
+import codecs
+import io
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from saz.engine.engine import Engine, EngineConfig
+from saz.engine.games import new_game
+from saz.engine.games.base import BLACK, WHITE
+from saz.engine.games.go import fixed_handicap_points
+from saz.engine.search.clock import (
+    Absolute,
+    CanadianByoyomi,
+    JapaneseByoyomi,
+    NoTimeLimit,
+)
+from saz.protocol.gtp import clean, format_reply, main, parse_command
+from saz.protocol.gtp_client import GtpClient, parse_reply
+from saz.protocol.gtp_commands import (
+    Command,
+    GtpEngine,
+    GtpError,
+    free_handicap_points,
+)
+from saz.protocol.sgf import SgfError, SgfMove, parse_sgf
+from saz.protocol.vertex import GoVertices, GtpValueError, TopLeftVertices, parse_color
+
+TRANSCRIPTS = Path(__file__).parent / "transcripts"
+SAZ_GTP = [sys.executable, "-m", "saz.engine.cli", "gtp"]
+MISSING_MODEL = "/nonexistent/model.onnx"
+
+
+# -- framing --------------------------------------------------------------------------------------
+def test_clean_drops_control_characters_comments_and_tabs() -> None:
+    assert clean("\x01play\x7f b\td4\r\n") == "play b d4"
+    assert clean("name # 12 comment") == "name"
+    assert clean("   # only a comment") == ""
+    assert clean("\t\r\n") == ""
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("name", Command(None, "name", ())),
+    ("12 genmove b", Command(12, "genmove", ("b",))),
+    ("  7\tplay  w   D4 ", Command(7, "play", ("w", "D4"))),
+    ("42", Command(42, "", ())),
+    ("-1 name", Command(None, "-1", ("name",))),
+    ("# comment", None),
+    ("\r\n", None),
+])
+def test_parse_command(line: str, expected: Command | None) -> None:
+    assert parse_command(line) == expected
+
+
+def test_reply_framing_is_exact() -> None:
+    assert format_reply(True, None, "") == "= \n\n"
+    assert format_reply(True, 12, "D4") == "=12 D4\n\n"
+    assert format_reply(False, None, "illegal move") == "? illegal move\n\n"
+    # A line after the first is never empty: it would end the reply.
+    assert format_reply(True, 3, "\nA\n\nB\n") == "=3 \nA\nB\n\n"
+
+
+def test_client_parses_replies() -> None:
+    reply = parse_reply(["=12 A1", "B2"])
+    assert (reply.ok, reply.id, reply.text, reply.lines) == (True, 12, "A1\nB2", ["A1", "B2"])
+    assert parse_reply(["? illegal move"]).ok is False
+
+
+# -- vertices -------------------------------------------------------------------------------------
+def test_go_vertices_skip_i_and_count_rows_from_the_bottom() -> None:
+    v = GoVertices(19, 19)
+    assert v.parse("D4") == 15 * 19 + 3
+    assert v.parse("q16") == 3 * 19 + 15
+    assert v.parse("J1") == 18 * 19 + 8  # J is the ninth column: there is no I
+    assert v.parse("T19") == 18
+    assert v.parse("PASS") == v.pass_move == 361
+    assert v.format(0) == "A19" and v.format(361) == "pass"
+
+
+def test_vertices_round_trip_on_every_point() -> None:
+    for vertices in (GoVertices(25, 25), GoVertices(7, 13), TopLeftVertices(26, 26)):
+        names = [vertices.format(p) for p in range(vertices.width * vertices.height)]
+        assert len(set(names)) == len(names)
+        assert [vertices.parse(name.lower()) for name in names] == list(range(len(names)))
+
+
+def test_top_left_vertices_start_at_a1_and_use_i() -> None:
+    v = TopLeftVertices(10, 10)
+    assert v.parse("a1") == 0
+    assert v.parse("i1") == 8
+    assert v.parse("J10") == 99
+
+
+@pytest.mark.parametrize("text", ["I5", "A0", "Z1", "A20", "", "D", "4D", "D-4", "DD4", "D٤"])
+def test_bad_go_vertices_are_rejected(text: str) -> None:
+    with pytest.raises(GtpValueError):
+        GoVertices(19, 19).parse(text)
+
+
+def test_go_letters_name_at_most_25_columns() -> None:
+    assert GoVertices.fits(25, 30) and not GoVertices.fits(26, 5)
+    with pytest.raises(GtpValueError):
+        GoVertices(26, 26)
+
+
+def test_colours() -> None:
+    assert [parse_color(c) for c in ("b", "BLACK", "w", "White")] == [BLACK, BLACK, WHITE, WHITE]
+    with pytest.raises(GtpValueError):
+        parse_color("red")
+
+
+# -- SGF ------------------------------------------------------------------------------------------
+def test_sgf_main_line_setup_and_moves() -> None:
+    record = parse_sgf(r"""(;GM[1]FF[4]SZ[9]KM[6.5]HA[2]AB[cg][gc]C[a \] bracket]
+                         ;W[ee];B[ge](;W[eg];B[];W[tt])(;W[aa]))""")
+    assert (record.game, record.width, record.height, record.komi, record.handicap) == (
+        "go", 9, 9, 6.5, 2)
+    assert record.nodes[0].add_black == (6 * 9 + 2, 2 * 9 + 6)
+    moves = [node.move for node in record.nodes[1:]]
+    assert moves == [SgfMove(WHITE, 40), SgfMove(BLACK, 42), SgfMove(WHITE, 58),
+                     SgfMove(BLACK, 81), SgfMove(WHITE, 81)]
+
+
+def test_sgf_compressed_points_rectangles_and_old_identifiers() -> None:
+    record = parse_sgf("(;SZ[5:3]AddBlack[aa:bc]PL[w];B[ab])")
+    assert (record.width, record.height) == (5, 3)
+    assert record.nodes[0].add_black == (0, 1, 5, 6, 10, 11)
+    assert record.nodes[0].to_play == WHITE
+
+
+def test_sgf_tt_is_a_point_on_boards_larger_than_19() -> None:
+    assert parse_sgf("(;SZ[21];B[tt])").nodes[1].move == SgfMove(BLACK, 19 * 21 + 19)
+    assert parse_sgf("(;SZ[19];B[tt])").nodes[1].move == SgfMove(BLACK, 361)
+
+
+def test_sgf_deep_nesting_needs_no_recursion() -> None:
+    text = "(;SZ[9]" + "".join(f"(;{'BW'[i % 2]}[{chr(97 + i % 9)}{chr(97 + i // 9 % 9)}]"
+                               for i in range(5000)) + ")" * 5001
+    assert len(parse_sgf(text).nodes) == 5001
+
+
+@pytest.mark.parametrize("text", [
+    "no tree", "(;SZ[9]", "(;GM[3])", "(;SZ[9];B[jj])", "(;B[aa]W[bb])", "(;SZ[x])",
+    "(;C[unclosed)", "(;B)", "()", "(;B[aa](;W[bb]);B[cc])", "(;KM[seven])",
+])
+def test_malformed_sgf_is_an_error(text: str) -> None:
+    with pytest.raises(SgfError):
+        parse_sgf(text)
+
+
+# -- golden transcripts ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Transcript:
+    args: list[str]
+    input: str
+    expected: list[str]
+
+
+def load_transcript(path: Path) -> Transcript:
+    args: list[str] = []
+    inputs: list[str] = []
+    expected: list[str] = []
+    for line in path.read_text().splitlines():
+        if line.startswith("#| args:"):
+            args = line.removeprefix("#| args:").split()
+        elif line.startswith("#|"):
+            continue
+        elif line.startswith(">"):
+            text = codecs.decode(line.removeprefix(">").removeprefix(" "), "unicode_escape")
+            inputs.append(text.replace("{transcripts}", str(TRANSCRIPTS)) + "\n")
+        else:
+            expected.append(line)
+    return Transcript(args, "".join(inputs), _trimmed(expected))
+
+
+def _trimmed(lines: list[str]) -> list[str]:
+    lines = [line.rstrip() for line in lines]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+TRANSCRIPT_NAMES = sorted(p.stem for p in TRANSCRIPTS.glob("*.gtp"))
+
+
+@pytest.mark.parametrize("name", TRANSCRIPT_NAMES)
+def test_transcript_in_memory(name: str) -> None:
+    transcript = load_transcript(TRANSCRIPTS / f"{name}.gtp")
+    out = io.StringIO()
+    status = main(transcript.args, stdin=io.StringIO(transcript.input, newline="\n"), stdout=out)
+    assert status == 0
+    assert _trimmed(out.getvalue().split("\n")) == transcript.expected
+
+
+@pytest.mark.parametrize("name", TRANSCRIPT_NAMES)
+def test_transcript_through_the_process(name: str) -> None:
+    transcript = load_transcript(TRANSCRIPTS / f"{name}.gtp")
+    run = subprocess.run([*SAZ_GTP, *transcript.args], input=transcript.input.encode(),
+                         capture_output=True, timeout=60, check=False)
+    assert run.returncode == 0, run.stderr.decode()
+    assert _trimmed(run.stdout.decode().split("\n")) == transcript.expected
+
+
+def test_the_module_loads_neither_torch_nor_onnxruntime() -> None:
+    code = ("import sys, saz.protocol.gtp; "
+            "print(sorted(m for m in ('torch', 'onnxruntime') if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert run.stdout.strip() == "[]"
+
+
+def test_end_of_input_ends_the_session_cleanly() -> None:
+    run = subprocess.run(SAZ_GTP, input=b"name\nboardsize 9", capture_output=True, timeout=60, check=False)
+    assert run.returncode == 0
+    assert run.stdout == b"= saz\n\n= \n\n"
+
+
+# -- commands over the engine ---------------------------------------------------------------------
+def gtp(game: str = "go", **config: object) -> GtpEngine:
+    return GtpEngine(Engine(EngineConfig(game=game, **config)))  # type: ignore[arg-type]
+
+
+def run(engine: GtpEngine, line: str) -> str:
+    command = parse_command(line)
+    assert command is not None
+    reply = engine.execute(command)
+    assert isinstance(reply, str)
+    return reply
+
+
+def test_undo_takes_back_a_move_with_its_implicit_pass() -> None:
+    engine = gtp()
+    run(engine, "boardsize 9")
+    run(engine, "play b e5")
+    run(engine, "play b d4")  # White passes first
+    assert engine.game.moves == [40, 81, 48]
+    run(engine, "undo")
+    assert engine.game.moves == [40] and engine.game.to_move == WHITE
+
+
+def test_a_failed_move_leaves_no_implicit_pass_behind() -> None:
+    engine = gtp()
+    run(engine, "boardsize 9")
+    run(engine, "play b e5")
+    with pytest.raises(GtpError, match="^illegal move$"):
+        run(engine, "play b e5")  # occupied: the pass inserted for it is taken back
+    assert engine.game.moves == [40] and engine.game.to_move == WHITE
+
+
+def test_time_commands_set_our_clock() -> None:
+    engine = gtp()
+    clock = engine.engine.clock
+    run(engine, "time_settings 300 30 5")
+    assert clock.control == CanadianByoyomi(300, 30, 5)
+    run(engine, "kgs-time_settings byoyomi 600 30 5")
+    assert clock.control == JapaneseByoyomi(600, 30, 5)
+    run(engine, "kgs-time_settings absolute 600")
+    assert clock.control == Absolute(600)
+    run(engine, "time_left w 20 0")  # Black is to move: not our clock, set aside
+    assert clock.state.main_left == 600
+    run(engine, "time_left b 200 0")
+    assert clock.state.main_left == 200
+    run(engine, "time_settings 0 1 0")  # byo-yomi time without stones: no limit
+    assert clock.control == NoTimeLimit()
+
+
+@pytest.mark.parametrize("size, stones", [(19, n) for n in range(2, 10)] + [(9, 5), (13, 4)])
+def test_free_handicap_is_the_fixed_handicap_where_there_is_one(size: int, stones: int) -> None:
+    assert free_handicap_points(size, size, stones) == fixed_handicap_points(size, stones)
+
+
+@pytest.mark.parametrize("width, height, stones", [(19, 19, 30), (5, 5, 24), (7, 4, 6),
+                                                   (2, 2, 3)])
+def test_free_handicap_beyond_the_fixed_points(width: int, height: int, stones: int) -> None:
+    points = free_handicap_points(width, height, stones)
+    assert len(set(points)) == stones and all(0 <= p < width * height for p in points)
+    game = new_game("go", width, height)
+    game.place_free_handicap(points)  # type: ignore[attr-defined]
+    assert int((game.board == BLACK).sum()) == stones
+
+
+# -- thinking (a tiny random network) -------------------------------------------------------------
+def test_genmove_plays_and_reg_genmove_does_not(tiny_model) -> None:
+    engine = gtp(model=tiny_model("go").path, visits=8)
+    run(engine, "boardsize 7")
+    move = engine.vertices.parse(run(engine, "reg_genmove b"))
+    assert engine.game.moves == [] and engine.game.is_legal(move)
+    first = engine.vertices.parse(run(engine, "genmove b"))
+    assert engine.game.moves == [first]
+    second = engine.vertices.parse(run(engine, "genmove b"))  # White passes first
+    assert engine.game.moves == [first, 49, second] and engine.game.to_move == WHITE
+
+
+def test_cleanup_genmove_plays_on_where_genmove_passes(tiny_model) -> None:
+    engine = gtp(model=tiny_model("go").path, visits=8)
+    run(engine, "boardsize 5")
+    run(engine, "komi 0.5")
+    run(engine, "play b c3")
+    run(engine, "play w pass")
+    # Black's pass would end the game and win it by area: the rules decide, not the network.
+    assert run(engine, "reg_genmove b") == "pass"
+    assert run(engine, "kgs-genmove_cleanup b") != "pass"
+
+
+def test_resign_threshold_resigns_and_leaves_the_position(tiny_model) -> None:
+    engine = GtpEngine(Engine(EngineConfig(game="go", model=tiny_model("go").path, visits=8)),
+                       resign_threshold=0.999)
+    run(engine, "boardsize 7")
+    run(engine, "play b d4")
+    assert run(engine, "genmove w") == "resign"
+    assert engine.game.moves == [24] and engine.game.to_move == WHITE
+
+
+def test_pondering_stops_for_the_next_command(tiny_model) -> None:
+    engine = gtp(model=tiny_model("go").path, visits=8, ponder=True)
+    run(engine, "boardsize 9")
+    run(engine, "genmove b")
+    assert engine.engine.searching_in_background
+    run(engine, "play w j9")
+    assert not engine.engine.searching_in_background
+    assert len(engine.game.moves) == 2
+
+
+# -- the real process -----------------------------------------------------------------------------
+INFO_LZ = re.compile(r"info move (\S+) visits (\d+) winrate (\d+) prior (\d+) lcb (\d+) "
+                     r"order (\d+) pv( \S+)+")
+INFO_KATA = re.compile(r"info move (\S+) visits (\d+) utility (\S+) winrate (\S+) scoreMean 0 "
+                       r"scoreStdev 0 scoreLead 0 scoreSelfplay 0 prior (\S+) lcb (\S+) "
+                       r"utilityLcb (\S+) order (\d+) pv( \S+)+")
+
+
+def _snapshots(line: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    parts = ["info" + part for part in line.split("info")[1:]]
+    matches = [pattern.fullmatch(part.strip()) for part in parts]
+    assert all(matches), line
+    return matches  # type: ignore[return-value]
+
+
+def test_live_analysis_streams_until_the_next_line(tiny_model) -> None:
+    with GtpClient([*SAZ_GTP, "--model", str(tiny_model("go").path), "--size", "9"]) as saz:
+        saz.command("play b e5")
+        assert saz.begin("lz-analyze 2", timeout=30).ok
+        first = _snapshots(saz.read_line(timeout=30), INFO_LZ)
+        later = _snapshots(saz.read_line(timeout=30), INFO_LZ)
+        assert sum(int(m[2]) for m in later) >= sum(int(m[2]) for m in first) > 0
+        assert all(0 <= int(m[3]) <= 10000 for m in later)
+        assert [int(m[6]) for m in later] == list(range(len(later)))
+        name = saz.write("name")  # stops the analysis, whose reply then ends
+        while line := saz.read_line(timeout=30):
+            _snapshots(line, INFO_LZ)
+        assert saz.read_reply(timeout=30, expect_id=name).text == "saz"
+        # KataGo's format, restricted by allow, ended by a comment line; the position is intact.
+        assert saz.begin("kata-analyze interval 2 maxmoves 3 allow w c3,g7 1", timeout=30).ok
+        snapshot = _snapshots(saz.read_line(timeout=30), INFO_KATA)
+        assert {m[1] for m in snapshot} <= {"C3", "G7"} and len(snapshot) <= 3
+        saz.interrupt()
+        while saz.read_line(timeout=30):
+            pass
+        assert saz.command("gogui-rules_side_to_move") == "white"
+        assert not saz.begin("kata-analyze b", timeout=30).ok  # Black is not to move
+
+
+def test_genmove_analyze_ends_with_the_move_played(tiny_model) -> None:
+    with GtpClient([*SAZ_GTP, "--model", str(tiny_model("go").path), "--size", "7",
+                    "--visits", "400"]) as saz:
+        reply = saz.send("lz-genmove_analyze b 1", timeout=60)
+        *infos, last = reply.lines
+        assert all(INFO_LZ.fullmatch(part.strip()) for line in infos
+                   for part in ["info" + p for p in line.split("info")[1:]])
+        assert last.startswith("play ")
+        board = saz.command("gogui-rules_board")
+        assert board.count("X") == 1 and saz.command("gogui-rules_side_to_move") == "white"
+
+
+def test_pipelined_commands_are_answered_in_order() -> None:
+    with GtpClient([*SAZ_GTP, "--model", MISSING_MODEL]) as saz:
+        ids = [saz.write(command) for command in
+               ["boardsize 9", "play b e5", "genmove w", "play w e5", "undo", "showboard",
+                "lz-analyze", "name", "kata-analyze 1", "undo", "undo"]]
+        replies = [saz.read_reply(timeout=30) for _ in ids]
+        assert [r.id for r in replies] == ids
+        assert [r.ok for r in replies] == [True, True, False, False, True, True,
+                                           False, True, False, False, False]
+
+
+def test_gogui_interrupt_ends_a_long_genmove(tiny_model) -> None:
+    with GtpClient([*SAZ_GTP, "--model", str(tiny_model("go").path), "--size", "9",
+                    "--time-per-move", "600"]) as saz:
+        assert saz.command("known_command gogui-interrupt") == "true"
+        genmove = saz.write("genmove b")
+        time.sleep(0.5)
+        saz.interrupt()
+        reply = saz.read_reply(timeout=60, expect_id=genmove)  # not the 600 seconds asked for
+        assert reply.ok and GoVertices(9, 9).parse(reply.text) < 82
+
+
+def test_a_complete_game_refereed_move_by_move(tiny_model) -> None:
+    referee = new_game("go", 5, komi=0.5)
+    vertices = GoVertices(5, 5)
+    with GtpClient([*SAZ_GTP, "--model", str(tiny_model("go").path), "--size", "5",
+                    "--visits", "8"]) as saz:
+        saz.command("komi 0.5")
+        while not referee.is_over() and len(referee.moves) < 200:
+            color = "b" if referee.to_move == BLACK else "w"
+            move = vertices.parse(saz.command(f"genmove {color}", timeout=30))
+            assert referee.is_legal(move)
+            referee.play(move)
+        assert referee.is_over()
+        score = referee.score()  # type: ignore[attr-defined]
+        assert saz.command("final_score") == f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+        assert saz.command("gogui-rules_final_result") == ("black" if score > 0 else "white")
