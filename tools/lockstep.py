@@ -1,0 +1,114 @@
+"""Many searches, one network call per board size: the lockstep driver of self-play and evaluation.
+
+A single search feeds the network a few leaves at a time, far below the batch sizes where
+onnxruntime is efficient (docs/BENCHMARKS.md, "Evaluator"). Self-play and the trainer's matches
+run dozens of games at once instead: `Lockstep.step` gathers a few leaves from each of their
+searches (`MCTS.gather`), evaluates the leaves of each (network, board size) group in one
+`Evaluator.run` call, and hands every search its own rows back (`MCTS.absorb`).
+
+`TreeSearch` is one player's search tree in one game with its visit budget: `start` it on the
+position, `step` it with the others until `done`, then read its `result`.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from saz.engine.games.base import Game
+from saz.engine.graph import GraphLayout, encode, layout
+from saz.engine.search.mcts import MCTS, PolicyValueNet, SearchResult
+from saz.engine.search.options import SearchOptions
+
+
+class TreeSearch:
+    """One player's search in one game, kept between its moves so that the tree is reused."""
+
+    __slots__ = ("_decided", "mcts", "visits")
+
+    def __init__(self, evaluator: PolicyValueNet, options: SearchOptions, visits: int) -> None:
+        if visits < 1:
+            raise ValueError(f"a search needs at least one visit, got {visits}")
+        self.mcts = MCTS(evaluator, options)
+        self.visits = visits
+        self._decided: SearchResult | None = None
+
+    def start(self, game: Game) -> None:
+        """Begin searching `game` (the subtree of the previous search is reused when it fits)."""
+        self._decided = self.mcts.begin(game)
+
+    @property
+    def done(self) -> bool:
+        """Whether the rules decided the move or the root has its visits."""
+        root = self.mcts.root
+        return self._decided is not None or (root is not None and root.n >= self.visits)
+
+    def result(self) -> SearchResult:
+        return self._decided if self._decided is not None else self.mcts.result()
+
+
+@dataclass
+class Lockstep:
+    """Steps searches together; owns the reusable input buffers of each (board size, features)."""
+
+    #: Leaves each search contributes per step (spread apart by virtual loss). Few keep each
+    #: tree's selection close to sequential PUCT; many games in flight make the batch big.
+    leaves_per_search: int = 4
+    #: The most rows of one network call: throughput falls past ~64 rows on a CPU, as the
+    #: activations leave the cache (docs/BENCHMARKS.md), so bigger groups are split.
+    max_batch: int = 64
+    _buffers: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.leaves_per_search < 1 or self.max_batch < 1:
+            raise ValueError("leaves_per_search and max_batch must be positive")
+
+    def step(self, searches: Sequence[TreeSearch]) -> int:
+        """One round for every unfinished search: gather, evaluate, absorb. Returns the number of
+        positions the network evaluated."""
+        groups: dict[tuple[int, int, int], list[tuple[MCTS, list[Game]]]] = {}
+        for search in searches:
+            if search.done:
+                continue
+            games = search.mcts.gather(self.leaves_per_search)
+            if games:  # none when every descent ended in a position the rules decide
+                first = games[0]
+                key = (id(search.mcts.evaluator), first.width, first.height)
+                groups.setdefault(key, []).append((search.mcts, games))
+        evaluated = 0
+        for members in groups.values():
+            evaluated += self._evaluate(members)
+        return evaluated
+
+    def _evaluate(self, members: list[tuple[MCTS, list[Game]]]) -> int:
+        """Evaluate one (network, size) group in calls of at most `max_batch` rows; a search's
+        leaves never straddle two calls."""
+        evaluator = members[0][0].evaluator
+        first = members[0][1][0]
+        lay = layout(first.width, first.height)
+        start = 0
+        while start < len(members):
+            stop, rows = start, 0
+            while stop < len(members) and (rows == 0 or
+                                           rows + len(members[stop][1]) <= self.max_batch):
+                rows += len(members[stop][1])
+                stop += 1
+            chunk = members[start:stop]
+            x = encode([g for _, games in chunk for g in games],
+                       out=self._buffer(lay, first.num_features(), rows))
+            log_policy, values = evaluator.run(x, lay)
+            offset = 0
+            for mcts, games in chunk:
+                n = len(games)
+                mcts.absorb(log_policy[offset:offset + n], values[offset:offset + n])
+                offset += n
+            start = stop
+        return sum(len(games) for _, games in members)
+
+    def _buffer(self, lay: GraphLayout, features: int, rows: int) -> np.ndarray:
+        buf = self._buffers.get((lay.num_nodes, features))
+        if buf is None or buf.shape[0] < rows:
+            buf = np.empty((max(rows, self.max_batch), lay.num_nodes, features), np.float32)
+            self._buffers[(lay.num_nodes, features)] = buf
+        return buf

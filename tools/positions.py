@@ -1,0 +1,141 @@
+"""Training positions in compact form, and the board symmetries that multiply them.
+
+A self-play position is the network's input `[N, F]` (N nodes: the points, then the extra node),
+its policy target `[N]` (the search's visit distribution, pass included) and its value target.
+Kept as float32 that is ~1.4 KB at 9x9 (Gomoku) and ~3.7 KB for Go; packed it is ~0.25 KB:
+
+* the point rows are 0/1 planes in every game, so they are stored as bits (`np.packbits`);
+* the extra node's row is the only place a game may put a real number (Go's komi): float32;
+* the policy is a distribution that needs no more than float16;
+* the value is the game's outcome from the side to move's view: -1, 0 or +1 as int8.
+
+`PositionBatch` is a set of such positions of one board size; the replay buffer keeps them and
+self-play workers send them to the trainer in this form.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+
+class PackError(ValueError):
+    """Features that the compact form cannot hold (a point feature other than 0 or 1)."""
+
+
+@dataclass(frozen=True)
+class PositionBatch:
+    """Positions of one board size in packed form (all arrays have one row per position)."""
+
+    width: int
+    height: int
+    num_features: int
+    #: Point rows `[num_points, F]` as packed bits, `[T, ceil(num_points * F / 8)]` uint8.
+    bits: np.ndarray
+    #: The extra node's features `[T, F]` float32.
+    extra: np.ndarray
+    #: Policy targets over all nodes `[T, N]` float16.
+    policy: np.ndarray
+    #: Outcome from the side to move's view `[T]` int8 (-1, 0, +1).
+    value: np.ndarray
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.width, self.height
+
+    @property
+    def num_nodes(self) -> int:
+        return self.width * self.height + 1
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    @classmethod
+    def pack(cls, width: int, height: int, x: np.ndarray, policy: np.ndarray,
+             value: np.ndarray) -> PositionBatch:
+        """Pack `x [T, N, F]` float32, `policy [T, N]` and `value [T]`; PackError when a point
+        feature is neither 0 nor 1."""
+        t, n, f = x.shape
+        if n != width * height + 1 or policy.shape != (t, n) or value.shape != (t,):
+            raise ValueError(f"shapes {x.shape}, {policy.shape}, {value.shape} do not fit "
+                             f"{width}x{height}")
+        points = x[:, :-1]
+        binary = points != 0
+        if not np.array_equal(binary, points == 1):
+            raise PackError("a point feature other than 0 or 1 cannot be packed as a bit")
+        return cls(width, height, f, np.packbits(binary.reshape(t, -1), axis=1),
+                   np.ascontiguousarray(x[:, -1], dtype=np.float32),
+                   policy.astype(np.float16), value.astype(np.int8))
+
+    def features(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """The input `[k, N, F]` float32 of the selected positions."""
+        bits = self.bits[rows]
+        k = bits.shape[0]
+        n = self.width * self.height
+        out = np.empty((k, n + 1, self.num_features), dtype=np.float32)
+        out[:, :n] = np.unpackbits(bits, axis=1, count=n * self.num_features).reshape(
+            k, n, self.num_features)
+        out[:, n] = self.extra[rows]
+        return out
+
+    def select(self, rows: np.ndarray | slice) -> PositionBatch:
+        """The selected positions as a new batch."""
+        return PositionBatch(self.width, self.height, self.num_features, self.bits[rows],
+                             self.extra[rows], self.policy[rows], self.value[rows])
+
+    @classmethod
+    def concatenate(cls, parts: list[PositionBatch]) -> PositionBatch:
+        """One batch from batches of the same size and game (at least one)."""
+        first = parts[0]
+        if any(p.size != first.size or p.num_features != first.num_features for p in parts):
+            raise ValueError("only positions of one board size and game can be concatenated")
+        return cls(first.width, first.height, first.num_features,
+                   *(np.concatenate([getattr(p, name) for p in parts])
+                     for name in ("bits", "extra", "policy", "value")))
+
+    # -- persistence (as arrays inside an .npz, under a prefix naming the size) -------------------
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        prefix = f"{self.width}x{self.height}/"
+        return {prefix + "bits": self.bits, prefix + "extra": self.extra,
+                prefix + "policy": self.policy, prefix + "value": self.value}
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray],
+                    num_features: int) -> list[PositionBatch]:
+        """Every batch stored by `to_arrays` in `arrays` (one per size)."""
+        sizes = sorted({key.split("/")[0] for key in arrays})
+        out = []
+        for size in sizes:
+            width, height = (int(v) for v in size.split("x"))
+            out.append(cls(width, height, num_features,
+                           *(arrays[f"{size}/{name}"]
+                             for name in ("bits", "extra", "policy", "value"))))
+        return out
+
+
+@cache
+def symmetries(width: int, height: int) -> np.ndarray:
+    """The board's symmetries as point permutations `[S, num_points]`: `board[perm]` is the
+    transformed board. Eight for a square board (rotations and reflections), four otherwise
+    (identity, both mirrors, half turn). The first is the identity. Read-only."""
+    grid = np.arange(width * height).reshape(height, width)
+    views = [grid, grid[:, ::-1], grid[::-1, :], grid[::-1, ::-1]]
+    if width == height:
+        views += [v.T for v in views]
+    perms = np.stack([v.reshape(-1) for v in views])
+    perms.setflags(write=False)
+    return perms
+
+
+def augment(x: np.ndarray, policy: np.ndarray, width: int, height: int,
+            rng: np.random.Generator) -> None:
+    """Apply an independent random board symmetry to each position of a `width` x `height`
+    board, in place: the point rows of `x [k, N, F]` and of `policy [k, N]` move together; the
+    extra node stays last. Valid for every game here: their rules and features do not depend on
+    the board's orientation."""
+    perms = symmetries(width, height)
+    chosen = perms[rng.integers(len(perms), size=len(policy))]  # [k, num_points]
+    x[:, :-1] = np.take_along_axis(x[:, :-1], chosen[:, :, None], axis=1)
+    policy[:, :-1] = np.take_along_axis(policy[:, :-1], chosen, axis=1)

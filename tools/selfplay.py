@@ -1,0 +1,574 @@
+"""AlphaZero self-play: many games at once per process, their leaves evaluated in shared batches.
+
+Each worker process keeps `games_in_flight` games going, one `TreeSearch` per game, and steps all
+their searches together (`lockstep.Lockstep`): one onnxruntime call per board size per step. A
+finished game goes to the trainer as a `GameRecord` (its positions packed, see `positions.py`) and
+a new game, on a board size drawn from the configured mix, takes its place.
+
+The recipe is AlphaZero's:
+
+* Dirichlet noise on the root priors (alpha scaled by the number of legal moves, so comparable
+  across sizes); moves sampled in proportion to visits for the first plies (a fraction of the
+  board's points), the most visited move afterwards;
+* each position yields its features, the visit distribution (the policy target, pass included)
+  and the game's outcome from the side to move's view;
+* resignation when the side to move's root value stays below a threshold for a few of its moves.
+  A fraction of games never resigns: they record whether each side *would* have resigned and
+  whether it then really lost. `Resignation` keeps the false-positive rate of the threshold below
+  its target from those games (the threshold only ever tightens below the configured one).
+
+`SelfPlayPool` runs the workers. They persist across generations: between two `play` calls a
+worker parks its unfinished games and continues them with the next network (with fresh trees),
+so no game is thrown away and no generation ends on a tail of half-empty batches.
+
+`python -m saz.tools.selfplay` measures self-play throughput (docs/BENCHMARKS.md, "Self-play").
+"""
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import queue
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import closing
+from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from saz.engine.games import DRAW, Game, new_game
+from saz.engine.search.mcts import PolicyValueNet, choose_move
+from saz.engine.search.options import SearchOptions
+from saz.tools.lockstep import Lockstep, TreeSearch
+from saz.tools.positions import PositionBatch
+
+#: A board size, (width, height).
+Size = tuple[int, int]
+
+
+def parse_size(text: str) -> Size:
+    """"9" or "9x9" -> (9, 9); "12x9" -> (12, 9) (width x height); ValueError otherwise."""
+    width, _, height = str(text).strip().lower().partition("x")
+    try:
+        size = int(width), int(height or width)
+    except ValueError:
+        raise ValueError(f"bad board size {text!r}; write it as 9 or 9x9") from None
+    if min(size) < 1:
+        raise ValueError(f"bad board size {text!r}")
+    return size
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """How self-play games are played (the `[selfplay]` table of a training config)."""
+
+    #: Board sizes; each new game draws one uniformly (repeat a size to weight it).
+    sizes: tuple[Size, ...] = ((9, 9),)
+    #: Finished games per generation.
+    games_per_generation: int = 64
+    #: Root visits per move (the reused subtree counts).
+    visits: int = 100
+    #: Games each worker keeps going at once: the network batch is about
+    #: games_in_flight * leaves_per_search rows, split by board size.
+    games_in_flight: int = 32
+    leaves_per_search: int = 4
+    max_batch: int = 64
+    c_puct: float = 1.5
+    fpu_reduction: float = 0.25
+    dirichlet_epsilon: float = 0.25
+    dirichlet_alpha_scale: float = 10.0
+    #: Plies played at temperature 1, as a fraction of the board's points (e.g. 0.1: 8 plies on
+    #: 9x9, 23 on 15x15); the most visited move afterwards.
+    temperature_plies: float = 0.1
+    #: The highest resignation threshold (root value of the side to move); calibration may only
+    #: lower it. -1 or less: never resign.
+    resign_threshold: float = -0.9
+    #: Resign only after this many consecutive own moves below the threshold.
+    resign_consecutive: int = 2
+    #: Share of games played out to the end to check the threshold.
+    resign_check_fraction: float = 0.1
+    #: Largest acceptable share of would-be resignations that did not lose.
+    resign_false_positives: float = 0.05
+    #: Games longer than this many plies per point are adjudicated (see `adjudicate`).
+    max_plies: float = 3.0
+    #: Worker processes, and onnxruntime threads in each.
+    workers: int = 1
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.sizes:
+            raise ValueError("selfplay.sizes must name at least one board size")
+        positive = ("games_per_generation", "visits", "games_in_flight", "leaves_per_search",
+                    "max_batch", "resign_consecutive", "workers", "threads")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"selfplay.{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("resign_check_fraction", "resign_false_positives", "dirichlet_epsilon"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"selfplay.{name} must be in [0, 1]")
+        if self.temperature_plies < 0 or self.max_plies <= 0:
+            raise ValueError("selfplay.temperature_plies must be >= 0 and max_plies > 0")
+
+    def search_options(self, seed: int) -> SearchOptions:
+        return SearchOptions(c_puct=self.c_puct, fpu_reduction=self.fpu_reduction,
+                             dirichlet_epsilon=self.dirichlet_epsilon,
+                             dirichlet_alpha_scale=self.dirichlet_alpha_scale, seed=seed)
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished self-play game."""
+
+    positions: PositionBatch
+    plies: int
+    winner: int
+    resigned: bool
+    #: Check games only: for each side that would have resigned, (the threshold below which it
+    #: would have, its final outcome: +1 won, 0 draw, -1 lost).
+    resign_checks: tuple[tuple[float, float], ...] = ()
+
+
+def adjudicate(game: Game) -> int:
+    """The winner of a game stopped at the ply cap: games with a score (Go) are scored as they
+    stand, others are drawn (Gomoku and Othello end by themselves before any sensible cap)."""
+    score = getattr(game, "score", None)
+    if score is None:
+        return DRAW
+    value = score()
+    return 1 if value > 0 else -1 if value < 0 else DRAW
+
+
+class SelfPlayGame:
+    """One game in flight: plays the searched moves and records the positions."""
+
+    def __init__(self, game: Game, search: TreeSearch, config: SelfPlayConfig,
+                 rng: np.random.Generator, resign_threshold: float | None) -> None:
+        self.game = game
+        self.search = search
+        self.config = config
+        self.rng = rng
+        #: None: this game never resigns (a check game, or resignation is off).
+        self.resign_threshold = resign_threshold
+        self._searching = False
+        self._hot_plies = round(config.temperature_plies * game.num_points)
+        self._max_plies = max(1, int(config.max_plies * game.num_points))
+        self._features: list[np.ndarray] = []
+        self._policies: list[np.ndarray] = []
+        self._colors: list[int] = []
+        self._values: dict[int, list[float]] = {1: [], -1: []}
+        self.winner: int | None = None
+        self.resigned = False
+
+    @property
+    def finished(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def positions(self) -> int:
+        """Positions searched and recorded so far."""
+        return len(self._policies)
+
+    def advance(self) -> TreeSearch | None:
+        """Play every move whose search is complete; the search to step next, or None once the
+        game is finished."""
+        while self.winner is None:
+            if not self._searching:
+                legal = self.game.legal_moves()
+                if len(legal) == 1:  # nothing to learn from a forced move (Othello's pass)
+                    self._play(int(legal[0]))
+                    continue
+                self.search.start(self.game)
+                self._searching = True
+            if not self.search.done:
+                return self.search
+            self._searching = False
+            self._move_from(self.search)
+        return None
+
+    def rebind(self, search: TreeSearch) -> None:
+        """Continue with another network: a fresh tree from the current position."""
+        self.search = search
+        self._searching = False
+
+    def _move_from(self, search: TreeSearch) -> None:
+        result = search.result()
+        game = self.game
+        me = game.to_move
+        x = np.empty((game.num_nodes, game.num_features()), dtype=np.float32)
+        game.encode(x)
+        self._features.append(x)
+        self._policies.append(result.visit_distribution())
+        self._colors.append(me)
+        values = self._values[me]
+        values.append(result.value)
+        k = self.config.resign_consecutive
+        if (self.resign_threshold is not None and len(values) >= k
+                and max(values[-k:]) < self.resign_threshold):
+            self.winner, self.resigned = -me, True
+            return
+        temperature = 1.0 if len(game.moves) < self._hot_plies else 0.0
+        self._play(choose_move(result, temperature, self.rng))
+
+    def _play(self, move: int) -> None:
+        self.game.play(move)
+        if self.game.is_over():
+            self.winner = self.game.winner()
+        elif len(self.game.moves) >= self._max_plies:
+            self.winner = adjudicate(self.game)
+
+    def record(self) -> GameRecord:
+        """The finished game's positions and outcome."""
+        if self.winner is None:
+            raise RuntimeError("the game is not finished")
+        g = self.game
+        colors = np.array(self._colors, dtype=np.int8)
+        n = g.num_nodes
+        x = np.stack(self._features) if self._features else \
+            np.empty((0, n, g.num_features()), np.float32)
+        policy = np.stack(self._policies) if self._policies else np.empty((0, n), np.float32)
+        positions = PositionBatch.pack(g.width, g.height, x, policy, colors * self.winner)
+        return GameRecord(positions, len(g.moves), self.winner, self.resigned, self._checks())
+
+    def _checks(self) -> tuple[tuple[float, float], ...]:
+        """For a check game: each side's resignation level (the lowest value its root stayed
+        under for `resign_consecutive` own moves) with its outcome."""
+        if self.resign_threshold is not None or self.resigned:
+            return ()
+        k = self.config.resign_consecutive
+        checks = []
+        for color, values in self._values.items():
+            if len(values) >= k:
+                level = min(max(values[i:i + k]) for i in range(len(values) - k + 1))
+                outcome = 0.0 if self.winner == DRAW else (1.0 if self.winner == color else -1.0)
+                checks.append((level, outcome))
+        return tuple(checks)
+
+
+@dataclass
+class Resignation:
+    """The resignation threshold and its calibration from the check games."""
+
+    #: The configured threshold: calibration never raises the threshold above it.
+    ceiling: float
+    target: float = 0.05
+    #: Check records kept (the most recent ones): the network changes, old evidence fades.
+    history: int = 1000
+    threshold: float = field(init=False)
+    checks: list[tuple[float, float]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.threshold = self.ceiling
+
+    @property
+    def enabled(self) -> bool:
+        return self.threshold > -1.0
+
+    def observe(self, checks: Sequence[tuple[float, float]]) -> None:
+        """Add check records and recalibrate the threshold."""
+        self.checks.extend((float(level), float(outcome)) for level, outcome in checks)
+        del self.checks[:-self.history]
+        self.threshold = self.calibrate()
+
+    def false_positive_rate(self, threshold: float | None = None) -> float | None:
+        """The share of check sides that would have resigned at `threshold` (default: the
+        current one) and did not lose; None when none would have resigned."""
+        t = self.threshold if threshold is None else threshold
+        outcomes = [outcome for level, outcome in self.checks if level < t]
+        return sum(o >= 0 for o in outcomes) / len(outcomes) if outcomes else None
+
+    def calibrate(self) -> float:
+        """The highest threshold up to the ceiling whose false-positive rate on the recorded
+        checks is within the target."""
+        below = sorted((lv, o) for lv, o in self.checks if lv < self.ceiling)
+        best_k, false_pos = 0, 0
+        for k, (_, outcome) in enumerate(below, start=1):
+            false_pos += outcome >= 0
+            if false_pos <= self.target * k:
+                best_k = k
+        # Resigning below the (best_k + 1)-th level takes exactly the first best_k sides.
+        return self.ceiling if best_k == len(below) else below[best_k][0]
+
+    def state(self) -> dict[str, Any]:
+        return {"threshold": self.threshold, "checks": [list(c) for c in self.checks]}
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        self.checks = [(float(a), float(b)) for a, b in state["checks"]]
+        self.threshold = float(state["threshold"])
+
+
+# -- one process's games ---------------------------------------------------------------------------
+@dataclass
+class WorkerStats:
+    """What a worker did during one `play` call."""
+
+    games: int = 0
+    #: Positions searched (moves made), in finished games or not.
+    positions: int = 0
+    evaluated: int = 0
+    seconds: float = 0.0
+
+    def add(self, other: WorkerStats) -> None:
+        self.games += other.games
+        self.positions += other.positions
+        self.evaluated += other.evaluated
+        self.seconds = max(self.seconds, other.seconds)
+
+
+class SelfPlayWorker:
+    """The games of one process and the searches that play them."""
+
+    def __init__(self, game_name: str, rules: Mapping[str, Any], config: SelfPlayConfig,
+                 seed: int) -> None:
+        self.game_name = game_name
+        self.rules = dict(rules)
+        self.config = config
+        self.rng = np.random.default_rng(seed)
+        self.lockstep = Lockstep(config.leaves_per_search, config.max_batch)
+        self.evaluator: PolicyValueNet | None = None
+        self.resign_threshold: float | None = None
+        self.games: list[SelfPlayGame] = []
+
+    def load(self, evaluator: PolicyValueNet, resign_threshold: float | None) -> None:
+        """Play on with `evaluator` (the newest network): games in flight keep their moves and
+        start fresh trees."""
+        self.evaluator = evaluator
+        self.resign_threshold = resign_threshold
+        for game in self.games:
+            game.rebind(self._search())
+        while len(self.games) < self.config.games_in_flight:
+            self.games.append(self._new_game())
+
+    def _search(self) -> TreeSearch:
+        assert self.evaluator is not None, "load() sets the network first"
+        seed = int(self.rng.integers(2**31))
+        return TreeSearch(self.evaluator, self.config.search_options(seed), self.config.visits)
+
+    def _new_game(self) -> SelfPlayGame:
+        width, height = self.config.sizes[int(self.rng.integers(len(self.config.sizes)))]
+        game = new_game(self.game_name, width, height, **self.rules)
+        check = self.rng.random() < self.config.resign_check_fraction
+        threshold = None if check else self.resign_threshold
+        return SelfPlayGame(game, self._search(), self.config, self.rng, threshold)
+
+    def step(self, stats: WorkerStats) -> list[GameRecord]:
+        """Advance every game by one lockstep round, counting into `stats`; returns the games
+        that finished (new ones took their places)."""
+        if self.evaluator is None:
+            raise RuntimeError("load() a network before step()")
+        finished: list[GameRecord] = []
+        waiting: list[TreeSearch] = []
+        for i, game in enumerate(self.games):
+            before = game.positions
+            search = game.advance()
+            while search is None:
+                finished.append(game.record())
+                stats.positions += game.positions - before
+                game = self.games[i] = self._new_game()
+                before = 0
+                search = game.advance()
+            stats.positions += game.positions - before
+            waiting.append(search)
+        stats.games += len(finished)
+        stats.evaluated += self.lockstep.step(waiting)
+        return finished
+
+
+def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: SelfPlayConfig,
+                 seed: int, commands: mp.Queue, results: mp.Queue) -> None:
+    """A worker process: waits for ("play", model, threshold), plays until ("pause",) or
+    ("stop",), reporting ("game", index, record) and ("paused", index, stats)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the trainer handles Ctrl-C and stops us
+    try:
+        from saz.engine.evaluator import Evaluator
+
+        worker = SelfPlayWorker(game_name, rules, config, seed)
+        while True:
+            command = _wait(commands)
+            if command[0] == "stop":
+                return
+            _, model_path, threshold = command
+            worker.load(Evaluator(model_path, device="cpu", threads=config.threads), threshold)
+            stats, start = WorkerStats(), time.perf_counter()
+            while True:
+                try:
+                    command = commands.get_nowait()
+                except queue.Empty:
+                    command = None
+                if command is not None:
+                    stats.seconds = time.perf_counter() - start
+                    results.put(("paused", index, stats))
+                    if command[0] == "stop":
+                        return
+                    break
+                for record in worker.step(stats):
+                    results.put(("game", index, record))
+                if not _parent_alive():
+                    return
+    except Exception:  # noqa: BLE001 - any failure goes to the trainer, which raises it
+        results.put(("error", index, traceback.format_exc()))
+
+
+def _wait(commands: mp.Queue) -> tuple[Any, ...]:
+    """The next command; ("stop",) when the trainer died without saying so."""
+    while True:
+        try:
+            return commands.get(timeout=1.0)
+        except queue.Empty:
+            if not _parent_alive():
+                return ("stop",)
+
+
+def _parent_alive() -> bool:
+    parent = mp.parent_process()
+    return parent is None or parent.is_alive()
+
+
+class SelfPlayError(RuntimeError):
+    """A self-play worker failed (its traceback is the message) or died."""
+
+
+@dataclass
+class SelfPlayBatch:
+    """The games of one generation and how fast they came."""
+
+    records: list[GameRecord]
+    stats: WorkerStats
+    wall_seconds: float
+
+    @property
+    def positions(self) -> int:
+        """Positions of the finished games (some searched in earlier generations)."""
+        return sum(len(r.positions) for r in self.records)
+
+    @property
+    def positions_per_second(self) -> float:
+        """Positions searched per second of wall time during the call."""
+        return self.stats.positions / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+
+class SelfPlayPool:
+    """Self-play worker processes (`close` stops them: use `contextlib.closing`)."""
+
+    def __init__(self, game_name: str, rules: Mapping[str, Any], config: SelfPlayConfig,
+                 seed: int) -> None:
+        self.config = config
+        ctx = mp.get_context("spawn")  # never fork a process holding torch's thread pools
+        self._results: mp.Queue = ctx.Queue()
+        self._commands: list[mp.Queue] = [ctx.Queue() for _ in range(config.workers)]
+        self._procs: list[BaseProcess] = [
+            ctx.Process(target=_worker_main, name=f"saz-selfplay-{i}", daemon=True,
+                        args=(i, game_name, dict(rules), config, seed * 1000 + i,
+                              self._commands[i], self._results))
+            for i in range(config.workers)]
+        for proc in self._procs:
+            proc.start()
+
+    def play(self, model_path: Path, games: int, resign_threshold: float | None,
+             on_game: Callable[[GameRecord], None] | None = None) -> SelfPlayBatch:
+        """At least `games` finished games with the network at `model_path` (those finishing
+        while the workers pause are kept too); `on_game` is called as each arrives."""
+        start = time.perf_counter()
+        for commands in self._commands:
+            commands.put(("play", str(model_path), resign_threshold))
+        records: list[GameRecord] = []
+        stats = WorkerStats()
+        pausing, paused = False, 0
+        while paused < len(self._procs):
+            if len(records) >= games and not pausing:
+                for commands in self._commands:
+                    commands.put(("pause",))
+                pausing = True
+            kind, _, payload = self._receive()
+            if kind == "game":
+                records.append(payload)
+                if on_game is not None:
+                    on_game(payload)
+            elif kind == "paused":
+                stats.add(payload)
+                paused += 1
+        return SelfPlayBatch(records, stats, time.perf_counter() - start)
+
+    def _receive(self) -> tuple[str, int, Any]:
+        while True:
+            try:
+                kind, index, payload = self._results.get(timeout=2.0)
+            except queue.Empty:
+                dead = [p.name for p in self._procs if not p.is_alive()]
+                if dead:
+                    raise SelfPlayError(f"self-play worker(s) {', '.join(dead)} died") from None
+                continue
+            if kind == "error":
+                raise SelfPlayError(f"self-play worker {index} failed:\n{payload}")
+            return kind, index, payload
+
+    def close(self) -> None:
+        """Stop the workers (waiting briefly, then terminating)."""
+        for commands, proc in zip(self._commands, self._procs):
+            if proc.is_alive():
+                commands.put(("stop",))
+        for proc in self._procs:
+            proc.join(timeout=5.0)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join()
+
+
+# -- python -m saz.tools.selfplay: the throughput benchmark -----------------------------------------
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m saz.tools.selfplay",
+        description="Self-play throughput: positions searched per second with the worker pool, "
+                    "for each worker count (printed as a Markdown table).")
+    parser.add_argument("--game", default="gomoku", choices=("go", "gomoku", "othello"))
+    parser.add_argument("--size", type=parse_size, default=(9, 9), help="board size (default 9)")
+    parser.add_argument("--visits", type=int, default=100)
+    parser.add_argument("--workers", default="1,2", help="worker counts to compare (default 1,2)")
+    parser.add_argument("--games", type=int, default=64, help="games per measurement "
+                        "(after a warm-up of a quarter as many)")
+    parser.add_argument("--games-in-flight", type=int, default=SelfPlayConfig.games_in_flight)
+    parser.add_argument("--model", type=Path, help="an exported model (default: a random "
+                        "network of the default shape, exported to a temporary folder)")
+    args = parser.parse_args(argv)
+    counts = [int(v) for v in args.workers.split(",")]
+    with tempfile.TemporaryDirectory(prefix="saz-selfplay-") as tmp:
+        model = args.model or _random_model(args.game, Path(tmp) / "random.onnx")
+        print("| workers | games | positions | seconds | positions/s | evaluations/s |")
+        print("|---:|---:|---:|---:|---:|---:|")
+        for workers in counts:
+            config = SelfPlayConfig(sizes=(args.size,), visits=args.visits, workers=workers,
+                                    games_in_flight=args.games_in_flight,
+                                    resign_threshold=-1.0)
+            with closing(SelfPlayPool(args.game, {}, config, seed=workers)) as pool:
+                pool.play(model, max(1, args.games // 4), None)  # start-up and warm-up
+                batch = pool.play(model, args.games, None)
+            stats = batch.stats
+            print(f"| {workers} | {len(batch.records)} | {stats.positions} | "
+                  f"{batch.wall_seconds:.1f} | {batch.positions_per_second:.1f} | "
+                  f"{stats.evaluated / batch.wall_seconds:.0f} |", flush=True)
+    return 0
+
+
+def _random_model(game_name: str, path: Path) -> Path:
+    """A randomly initialised network of the default shape, exported to `path` (self-play
+    speed does not depend on the weights)."""
+    import torch
+    from saz.engine.games import game_class
+    from saz.tools.checkpoint import Checkpoint
+    from saz.tools.export import export_checkpoint
+    from saz.tools.model import NetConfig, PolicyValueNet
+
+    torch.manual_seed(0)
+    cls = game_class(game_name)
+    net = PolicyValueNet(NetConfig(num_features=cls.num_features()))
+    export_checkpoint(Checkpoint.of(net.eval(), cls, {}), path)
+    return path
+
+
+if __name__ == "__main__":
+    sys.exit(main())
