@@ -1,0 +1,335 @@
+"""The trainer: packed positions, symmetries, the replay window, resignation calibration,
+lockstep self-play and matches, the learner, configs, and `saz train` end to end (a tiny run
+whose model the engine plays, and a run killed mid-generation and resumed)."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from saz.engine.games import BLACK, DRAW, new_game
+from saz.engine.graph import GraphLayout
+from saz.engine.players import GreedyPlayer, RandomPlayer
+from saz.tools.arena import NetworkPlayer, play_match
+from saz.tools.lockstep import Lockstep
+from saz.tools.positions import PackError, PositionBatch, augment, symmetries
+from saz.tools.replay import ReplayBuffer
+from saz.tools.selfplay import Resignation, SelfPlayConfig, SelfPlayWorker, WorkerStats
+from saz.tools.train_config import CONFIGS_DIR, ConfigError, TrainConfig
+
+#: A run small enough for a test: a tiny network, 5x5/6x6 boards, a few visits.
+TINY_CONFIG = """
+seed = 3
+snapshot_every = 2
+[network]
+hidden = 8
+layers = 1
+[selfplay]
+sizes = ["5x5", "6x6"]
+games_per_generation = 4
+visits = 8
+games_in_flight = 4
+workers = 1
+[learner]
+batch_size = 16
+samples_per_position = 1.0
+threads = 1
+[replay]
+window = 150
+[evaluation]
+every = 2
+sizes = ["5x5"]
+games = 2
+visits = 4
+threads = 1
+"""
+
+
+class UniformNet:
+    """A stand-in network: uniform priors, value 0, and a log of the batch sizes it saw."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+
+    def run(self, x: np.ndarray, layout: GraphLayout,
+            mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        b, n = x.shape[:2]
+        self.calls.append((b, layout.width))
+        return np.full((b, n), -np.log(n), np.float32), np.zeros(b, np.float32)
+
+
+def batch(width: int, height: int, count: int, seed: int = 0, features: int = 4) -> PositionBatch:
+    """`count` random positions of one size (binary point features, a real-valued extra row)."""
+    rng = np.random.default_rng(seed)
+    n = width * height + 1
+    x = (rng.random((count, n, features)) < 0.4).astype(np.float32)
+    x[:, -1] = rng.normal(size=(count, features))
+    policy = rng.random((count, n)).astype(np.float32)
+    policy /= policy.sum(1, keepdims=True)
+    return PositionBatch.pack(width, height, x, policy, rng.integers(-1, 2, count))
+
+
+# -- packed positions and symmetries -----------------------------------------------------------------
+def test_packed_positions_round_trip() -> None:
+    rng = np.random.default_rng(1)
+    x = (rng.random((3, 26, 4)) < 0.5).astype(np.float32)
+    x[:, -1] = [0.25, -1.5, 1.0, 0.0]
+    policy = np.eye(26, dtype=np.float32)[[0, 7, 25]]
+    packed = PositionBatch.pack(5, 5, x, policy, np.array([1, 0, -1]))
+    assert packed.bits.shape == (3, 13)  # 25 points x 4 features = 100 bits
+    assert np.array_equal(packed.features(), x)
+    assert np.array_equal(packed.select([2]).features()[0], x[2])
+    assert packed.value.tolist() == [1, 0, -1]
+    assert np.array_equal(packed.policy.astype(np.float32), policy)
+
+
+def test_a_real_valued_point_feature_cannot_be_packed() -> None:
+    x = np.zeros((1, 26, 4), np.float32)
+    x[0, 3, 1] = 0.5
+    with pytest.raises(PackError):
+        PositionBatch.pack(5, 5, x, np.full((1, 26), 1 / 26, np.float32), np.zeros(1))
+
+
+def test_symmetries_of_square_and_rectangular_boards() -> None:
+    square, wide = symmetries(3, 3), symmetries(4, 2)
+    assert square.shape == (8, 9) and wide.shape == (4, 8)
+    assert square[0].tolist() == list(range(9))
+    assert len({tuple(p) for p in square}) == 8
+    assert all(sorted(p) == list(range(9)) for p in square)
+    # The mirror of a 4x2 board: row [0 1 2 3] reads [3 2 1 0].
+    assert wide[1].tolist() == [3, 2, 1, 0, 7, 6, 5, 4]
+
+
+def test_augment_moves_features_and_policy_together() -> None:
+    rng = np.random.default_rng(2)
+    x = np.zeros((50, 10, 2), np.float32)
+    x[:, 0, 0] = 1.0  # a stone on the corner point 0
+    x[:, -1] = 7.0
+    policy = np.zeros((50, 10), np.float32)
+    policy[:, 0] = 1.0  # ... which is also the move the target prefers
+    augment(x, policy, 3, 3, rng)
+    corners = {0, 2, 6, 8}
+    where_stone = np.argmax(x[:, :-1, 0], axis=1)
+    assert np.array_equal(where_stone, np.argmax(policy[:, :-1], axis=1))
+    assert set(where_stone.tolist()) == corners  # 50 draws reach all four corners
+    assert np.all(x[:, -1] == 7.0) and np.all(policy[:, -1] == 0.0)
+
+
+# -- the replay buffer -----------------------------------------------------------------------------
+def test_replay_window_trims_the_oldest_positions_and_files(tmp_path: Path) -> None:
+    buffer = ReplayBuffer(tmp_path, window=100, num_features=4)
+    buffer.add(1, [batch(5, 5, 40), batch(6, 6, 20)], {"games": 3})
+    buffer.add(2, [batch(5, 5, 30, seed=1)], {"games": 2})
+    assert len(buffer) == 90 and buffer.generations == [1, 2]
+    buffer.add(3, [batch(6, 6, 50, seed=2)], {"games": 4})
+    # 140 positions: the 40 oldest go, all from generation 1 (in proportion: 27 of 5x5, 13 of 6x6).
+    assert len(buffer) == 100 and buffer.generations == [1, 2, 3]
+    assert buffer.sizes() == {"5x5": 13 + 30, "6x6": 7 + 50}
+    buffer.add(4, [batch(5, 5, 80, seed=3)], {"games": 5})
+    assert buffer.generations == [3, 4] and len(buffer) == 100
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gen_00003.npz", "gen_00004.npz"]
+
+    reloaded = ReplayBuffer(tmp_path, window=100, num_features=4)
+    reloaded.load()
+    assert reloaded.generations == [3, 4] and len(reloaded) == 100
+    assert reloaded.meta(4) == {"games": 5}
+    assert reloaded.sizes() == buffer.sizes()
+
+
+def test_replay_samples_group_positions_by_size(tmp_path: Path) -> None:
+    buffer = ReplayBuffer(tmp_path, window=1000, num_features=4)
+    buffer.add(1, [batch(5, 5, 100), batch(7, 7, 300)], {})
+    groups = buffer.sample(400, np.random.default_rng(0))
+    counts = {g.size: len(g) for g in groups}
+    assert sum(counts.values()) == 400 and set(counts) == {(5, 5), (7, 7)}
+    assert 60 < counts[(5, 5)] < 140  # about a quarter, as stored
+    with pytest.raises(ValueError):
+        buffer.add(1, [batch(5, 5, 1)], {})  # not newer than the last generation
+
+
+# -- resignation -----------------------------------------------------------------------------------
+def test_resignation_threshold_keeps_false_positives_within_target() -> None:
+    resign = Resignation(ceiling=-0.8, target=0.25)
+    # Sides that would resign below these levels, and what became of them.
+    resign.observe([(-0.99, -1), (-0.97, -1), (-0.95, -1), (-0.93, 1), (-0.91, -1),
+                    (-0.88, 1), (-0.86, 1), (-0.5, 1)])
+    # Resigning below -0.88 takes the first five: one survivor of five, 20% <= 25%;
+    # taking -0.88 too would make two of six (33%).
+    assert resign.threshold == -0.88
+    assert resign.false_positive_rate() == pytest.approx(0.2)
+    assert resign.false_positive_rate(-0.8) == pytest.approx(3 / 7)
+
+
+def test_resignation_stays_at_its_ceiling_without_false_positives() -> None:
+    resign = Resignation(ceiling=-0.9)
+    resign.observe([(-0.99, -1), (-0.95, -1)])
+    assert resign.threshold == -0.9 and resign.false_positive_rate() == 0.0
+
+
+# -- self-play and matches in lockstep ---------------------------------------------------------------
+def test_selfplay_records_positions_policies_and_outcomes() -> None:
+    net = UniformNet()
+    config = SelfPlayConfig(sizes=((5, 5), (6, 6)), visits=12, games_in_flight=6,
+                            resign_threshold=-1.0)
+    worker = SelfPlayWorker("gomoku", {}, config, seed=4)
+    worker.load(net, None)
+    records, stats = [], WorkerStats()
+    while len(records) < 10:
+        records += worker.step(stats)
+    assert stats.games == len(records) and stats.positions >= sum(len(r.positions)
+                                                                   for r in records)
+    for record in records:
+        positions = record.positions
+        assert positions.size in {(5, 5), (6, 6)}
+        # Every move was searched but the lone last point of a full board.
+        full = record.plies == positions.width * positions.height
+        assert len(positions) == record.plies - full
+        np.testing.assert_allclose(positions.policy.astype(np.float32).sum(1), 1.0, atol=2e-3)
+        x = positions.features()
+        to_move = np.where(np.arange(len(positions)) % 2 == 0, BLACK, -BLACK)
+        # Outcome from the side to move's view: +1 for the winner's positions, 0 in a draw.
+        expected = to_move * (0 if record.winner == DRAW else record.winner)
+        assert np.array_equal(positions.value, expected)
+        assert x[0, :-1, 2].all()  # the first position is the empty board
+    # Leaves of every game were batched: calls carry several searches' leaves at once.
+    assert max(b for b, _ in net.calls) > config.leaves_per_search
+
+
+def test_match_alternates_colours_and_counts_every_game() -> None:
+    player = NetworkPlayer("uniform", UniformNet(), visits=8)
+    result = play_match("gomoku", {}, (7, 7), player, GreedyPlayer(1), games=6,
+                        lockstep=Lockstep(leaves_per_search=2))
+    assert result.games == 6 and result.width == 7
+    assert result.opponent == "greedy"
+    assert 0.0 <= result.score <= 1.0
+
+
+def test_a_search_player_with_the_rules_tactics_beats_random_at_gomoku() -> None:
+    # Even a network that knows nothing wins: the search completes fives and blocks fours.
+    player = NetworkPlayer("uniform", UniformNet(), visits=48)
+    result = play_match("gomoku", {}, (9, 9), player, RandomPlayer(2), games=8)
+    assert result.wins >= 7
+
+
+# -- the learner -----------------------------------------------------------------------------------
+def test_learner_fits_a_fixed_set_of_positions(tmp_path: Path) -> None:
+    import torch
+    from saz.tools.learner import Learner, LearnerConfig
+    from saz.tools.model import NetConfig, PolicyValueNet
+
+    torch.manual_seed(0)
+    buffer = ReplayBuffer(tmp_path, window=1000, num_features=4)
+    buffer.add(1, [batch(5, 5, 32), batch(6, 6, 32, seed=1)], {})
+    learner = Learner(PolicyValueNet(NetConfig(num_features=4, hidden=16, layers=2)),
+                      LearnerConfig(batch_size=32, lr_schedule=((0, 3e-3),), augment=False,
+                                    threads=1))
+    rng = np.random.default_rng(0)
+    first = learner.train(buffer, 5, rng)
+    learner.train(buffer, 150, rng)
+    last = learner.train(buffer, 5, rng)
+    assert learner.step == 160
+    assert last.value < 0.6 * first.value
+    assert last.policy < first.policy
+
+
+def test_learning_rate_schedule_is_piecewise_constant() -> None:
+    from saz.tools.learner import LearnerConfig
+
+    config = LearnerConfig(lr_schedule=((0, 1e-2), (100, 1e-3)))
+    assert [config.learning_rate(s) for s in (0, 99, 100, 5000)] == [1e-2, 1e-2, 1e-3, 1e-3]
+    with pytest.raises(ValueError, match="lr_schedule"):
+        LearnerConfig(lr_schedule=((10, 1e-2),))
+
+
+# -- configs ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", ["gomoku", "othello", "go"])
+def test_shipped_configs_load(game: str) -> None:
+    config = TrainConfig.load(CONFIGS_DIR / f"{game}.toml")
+    assert config.selfplay.sizes and config.replay.window > 0
+    for width, height in config.selfplay.sizes:
+        new_game(game, width, height, **config.rules)  # every size is one the game admits
+
+
+def test_config_errors_name_the_key() -> None:
+    with pytest.raises(ConfigError, match="vistis"):
+        TrainConfig.from_toml("[selfplay]\nvistis = 100\n")
+    with pytest.raises(ConfigError, match="bad board size '9y9'"):
+        TrainConfig.from_toml('[selfplay]\nsizes = ["9y9"]\n')
+    with pytest.raises(ConfigError, match="num_features"):
+        TrainConfig.from_toml("[network]\nnum_features = 3\n")
+    with pytest.raises(ConfigError, match="opponents"):
+        TrainConfig.from_toml('[evaluation]\nopponents = ["stockfish"]\n')
+
+
+# -- saz train end to end ----------------------------------------------------------------------------
+def _train(*args: str) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-m", "saz.engine.cli", "train", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def test_tiny_run_exports_a_model_the_engine_plays(tmp_path: Path) -> None:
+    from saz.engine.engine import Engine, EngineConfig
+    from saz.engine.model_card import ModelCard
+    from saz.tools.train import main
+
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_CONFIG)
+    run = tmp_path / "run"
+    assert main(["--game", "gomoku", "--config", str(config), "--out", str(run),
+                 "--generations", "1"]) == 0
+    card = ModelCard.load(run / "model.json")
+    assert card.training["generations"] == 1
+    assert card.training["board_sizes"] == ["5x5", "6x6"]
+    assert card.training["games"] >= 4
+    assert (run / "metrics.csv").read_text().count("\n") == 2  # header and generation 1
+    assert {p.name for p in (run / "plots").iterdir()} == {
+        "losses.png", "game_length.png", "evaluation.png"}
+
+    engine = Engine(EngineConfig(game="gomoku", model=run / "model.onnx", visits=16))
+    engine.new_game(9)
+    result = engine.genmove()
+    assert engine.game.moves == [result.best_move]
+
+    assert main(["--game", "gomoku", "--config", str(config), "--out", str(run)]) == 1
+
+
+def test_killed_run_resumes_without_losing_files(tmp_path: Path) -> None:
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_CONFIG)
+    run = tmp_path / "run"
+    proc = _train("--game", "gomoku", "--config", str(config), "--out", str(run),
+                  "--generations", "2")
+    metrics = run / "metrics.csv"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if metrics.is_file() and metrics.read_text().count("\n") >= 2:  # generation 1 is in
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)
+    assert proc.poll() is None, proc.communicate()[0].decode()[-2000:]
+    os.kill(proc.pid, signal.SIGKILL)  # in generation 2 (or just before generation 1's commit)
+    proc.wait()
+
+    resumed = _train("--out", str(run), "--resume", "--generations", "2")
+    output = resumed.communicate(timeout=180)[0].decode()
+    assert resumed.returncode == 0, output[-2000:]
+
+    from saz.tools.checkpoint import load_checkpoint
+
+    assert load_checkpoint(run / "checkpoint.pt").training["generations"] == 2
+    rows = metrics.read_text().splitlines()[1:]
+    assert [row.split(",")[0] for row in rows] == ["1", "2"]
+    models = sorted(p.name for p in (run / "models").iterdir())
+    assert models == [f"gen_0000{g}.{ext}" for g in range(3) for ext in ("json", "onnx")]
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
+        "gen_00000.pt", "gen_00002.pt"]
+    assert sorted(p.name for p in (run / "replay").iterdir()) == [
+        "gen_00001.npz", "gen_00002.npz"]
+    assert not list(run.rglob("*.tmp*")) and not list(run.rglob("*staging*"))

@@ -1,0 +1,472 @@
+"""`saz train`: AlphaZero training on small boards, in generations, resumable.
+
+    saz train --game gomoku [--config FILE.toml] --out RUN_DIR [--hours H | --generations N]
+    saz train --out RUN_DIR --resume [--hours H | --generations N]
+
+A generation is: self-play games with the newest network (`selfplay.py`, worker processes), their
+positions into the replay buffer (`replay.py`), training steps on the buffer (`learner.py`), the
+export of the new network to ONNX (so the next self-play uses it: no gating, as AlphaZero), and
+every few generations matches against the previous network and the reference players
+(`arena.py`). The run directory holds everything:
+
+    config.toml            the configuration the run was started with (a copy)
+    checkpoint.pt          the newest network, optimiser and training record
+    checkpoints/gen_N.pt   snapshots every `snapshot_every` generations
+    models/gen_N.onnx      every generation's exported network with its card (gen_00000: random)
+    model.onnx, model.json the newest exported network and its card
+    replay/gen_N.npz       the self-play positions still in the replay window
+    metrics.csv, plots/    one row per generation; losses, game length and evaluation plots
+
+Writing `checkpoint.pt` (beside, then renamed) commits a generation; everything a generation writes
+before it is either replaced by the resumed run or read back (a generation's self-play file is
+reused). So a run killed at any moment resumes with `--resume` losing at most the generation in
+progress, and no file.
+
+`--hours` bounds this invocation: no generation starts that would, at the last one's pace, end
+after it. `--generations N` runs until N generations are complete (counting earlier sessions).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import shlex
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from contextlib import closing
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime
+import torch
+
+from saz.engine.evaluator import Evaluator
+from saz.engine.games import game_class
+from saz.engine.model_card import ModelCard, card_path
+from saz.engine.players import make_player
+from saz.tools.arena import Contestant, NetworkPlayer, play_match
+from saz.tools.checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    load_checkpoint,
+    save_checkpoint,
+)
+from saz.tools.export import ExportError, export_checkpoint
+from saz.tools.learner import Learner, Losses
+from saz.tools.lockstep import Lockstep
+from saz.tools.metrics import MetricsLog, columns_for, eval_column, plies_column, plot
+from saz.tools.model import NetConfig, PolicyValueNet
+from saz.tools.positions import PositionBatch
+from saz.tools.replay import ReplayBuffer
+from saz.tools.selfplay import GameRecord, Resignation, SelfPlayBatch, SelfPlayPool
+from saz.tools.train_config import CONFIGS_DIR, PREVIOUS, ConfigError, TrainConfig
+from tqdm import tqdm
+
+#: A file of one generation (`gen_00012.onnx`, its card, its staging files).
+_GENERATION_FILE = re.compile(r"gen_(\d+)\.")
+
+
+class RunError(RuntimeError):
+    """A run directory that cannot be started or resumed as asked."""
+
+
+class RunDir:
+    """The paths of a run directory."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self.config = self.root / "config.toml"
+        self.checkpoint = self.root / "checkpoint.pt"
+        self.checkpoints = self.root / "checkpoints"
+        self.models = self.root / "models"
+        self.model = self.root / "model.onnx"
+        self.replay = self.root / "replay"
+        self.metrics = self.root / "metrics.csv"
+        self.plots = self.root / "plots"
+
+    def model_of(self, generation: int) -> Path:
+        return self.models / f"gen_{generation:05d}.onnx"
+
+    def snapshot_of(self, generation: int) -> Path:
+        return self.checkpoints / f"gen_{generation:05d}.pt"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """When this invocation stops: after `generations` in total, or before a generation that
+    would end after `hours` (at the pace of the last one); neither: when interrupted."""
+
+    hours: float | None = None
+    generations: int | None = None
+
+    def allows(self, next_generation: int, elapsed: float, last_duration: float) -> bool:
+        over_count = self.generations is not None and next_generation > self.generations
+        over_time = self.hours is not None and elapsed + last_duration > self.hours * 3600
+        return not (over_count or over_time)
+
+
+class Trainer:
+    """One training session over a run directory."""
+
+    def __init__(self, run: RunDir, game_name: str, config: TrainConfig, command: str) -> None:
+        self.run = run
+        self.game_name = game_name
+        self.game_cls = game_class(game_name)
+        self.config = config
+        self.command = command
+        torch.manual_seed(config.seed)  # the initial weights (a resumed run loads its own)
+        self.net = PolicyValueNet(NetConfig(num_features=self.game_cls.num_features(),
+                                            **config.network))
+        self.learner = Learner(self.net, config.learner)
+        self.buffer = ReplayBuffer(run.replay, config.replay.window,
+                                   self.game_cls.num_features())
+        self.resignation = Resignation(config.selfplay.resign_threshold,
+                                       config.selfplay.resign_false_positives)
+        evaluation = config.evaluation
+        eval_columns = [eval_column(o, s) for o in evaluation.opponents for s in evaluation.sizes]
+        plies_columns = [plies_column(s) for s in dict.fromkeys(config.selfplay.sizes)]
+        self.metrics = MetricsLog(run.metrics, columns_for(eval_columns, plies_columns))
+        self.generation = 0
+        self.totals = {"games": 0, "positions": 0}
+        self.wall_before = 0.0  # wall seconds of earlier sessions
+        self.started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self._session_start = time.monotonic()
+
+    # -- starting and resuming -------------------------------------------------------------------
+    def start(self) -> None:
+        """A new run: the random network is generation 0."""
+        for folder in (self.run.checkpoints, self.run.models, self.run.replay, self.run.plots):
+            folder.mkdir(parents=True, exist_ok=True)
+        checkpoint = self._checkpoint()
+        export_checkpoint(checkpoint, self.run.model_of(0))
+        self.metrics.save()
+        save_checkpoint(checkpoint, self.run.checkpoint)
+        self._publish()
+
+    def resume(self) -> None:
+        """Continue from the last committed generation; discard what a killed generation left
+        except its self-play positions."""
+        try:
+            checkpoint = load_checkpoint(self.run.checkpoint)
+        except CheckpointError as exc:
+            raise RunError(f"cannot resume: {exc}") from None
+        if checkpoint.game != self.game_name:
+            raise RunError(f"{self.run.checkpoint} trains {checkpoint.game}, not {self.game_name}")
+        self.net.load_state_dict(checkpoint.state_dict)
+        record = checkpoint.training
+        self.generation = int(record["generations"])
+        self.learner.step = int(record["steps"])
+        if checkpoint.optimizer_state is not None:
+            self.learner.optimizer.load_state_dict(checkpoint.optimizer_state)
+        self.totals = {"games": int(record["games"]), "positions": int(record["positions"])}
+        self.wall_before = float(record["wall_seconds"])
+        self.started = str(record.get("started", self.started))
+        self.metrics.load(up_to=self.generation)
+        self.metrics.save()
+        for path in self.run.models.iterdir():  # networks of generations never committed
+            match = _GENERATION_FILE.match(path.name)
+            if match and int(match.group(1)) > self.generation:
+                path.unlink()
+        if not self.run.model_of(self.generation).is_file():
+            export_checkpoint(checkpoint, self.run.model_of(self.generation))
+        self._publish()
+
+    def load_buffer(self) -> None:
+        self.buffer.load()
+        for generation in self.buffer.generations:
+            if generation <= self.generation:
+                self.resignation.observe(self.buffer.meta(generation)["resign_checks"])
+
+    # -- the generation loop ---------------------------------------------------------------------
+    def train(self, budget: Budget) -> None:
+        self.load_buffer()
+        selfplay = self.config.selfplay
+        last_duration = 0.0
+        seed = self.config.seed * 100_003 + self.generation
+        with closing(SelfPlayPool(self.game_name, self.config.rules, selfplay, seed)) as pool:
+            while budget.allows(self.generation + 1, self._elapsed(), last_duration):
+                begun = time.monotonic()
+                self._generation(pool, last=not budget.allows(
+                    self.generation + 2, self._elapsed() + 2 * last_duration, 0.0))
+                last_duration = time.monotonic() - begun
+
+    def _generation(self, pool: SelfPlayPool, last: bool) -> None:
+        g = self.generation + 1
+        rng = np.random.default_rng([self.config.seed, g])
+        if g not in self.buffer.generations:  # else: a killed session already played it
+            self.buffer.add(g, *self._selfplay(pool, g))
+        meta = self.buffer.meta(g)
+        self.resignation.observe(meta["resign_checks"])
+
+        steps = self.config.learner.steps_for(meta["positions"])
+        with _bar(steps, f"gen {g} training", "step") as bar:
+            losses = self.learner.train(self.buffer, steps, rng, lambda _: bar.update())
+
+        self.totals["games"] += meta["games"]
+        self.totals["positions"] += meta["positions"]
+        self.generation = g
+        checkpoint = self._checkpoint()
+        export_checkpoint(checkpoint, self.run.model_of(g))
+        every = self.config.evaluation.every
+        scores = self._evaluate(g) if every and (g % every == 0 or last) else {}
+
+        self.metrics.append(self._row(g, meta, losses, scores))
+        save_checkpoint(checkpoint, self.run.checkpoint)  # the commit
+        self._publish()
+        tqdm.write(self._summary(g, meta, losses, scores), file=sys.stderr)
+
+    def _selfplay(self, pool: SelfPlayPool, g: int) -> tuple[list[PositionBatch], dict[str, Any]]:
+        games = self.config.selfplay.games_per_generation
+        threshold = self.resignation.threshold if self.resignation.enabled else None
+        with _bar(games, f"gen {g} self-play", "game") as bar:
+            batch = pool.play(self.run.model_of(g - 1), games, threshold,
+                              on_game=lambda _: bar.update())
+        return _group_by_size(batch.records), _summarise(batch, threshold)
+
+    def _evaluate(self, g: int) -> dict[str, float]:
+        """Matches of generation g's network against each opponent at each size."""
+        evaluation = self.config.evaluation
+        evaluator = Evaluator(self.run.model_of(g), device="cpu", threads=evaluation.threads)
+        player = NetworkPlayer(f"gen {g}", evaluator, evaluation.visits)
+        total = evaluation.games * len(evaluation.opponents) * len(evaluation.sizes)
+        lockstep = Lockstep(self.config.selfplay.leaves_per_search, self.config.selfplay.max_batch)
+        scores: dict[str, float] = {}
+        strength: dict[str, Any] = {}
+        with _bar(total, f"gen {g} evaluation", "game") as bar:
+            for opponent_name in evaluation.opponents:
+                opponent = self._opponent(opponent_name, g)
+                for size in evaluation.sizes:
+                    result = play_match(self.game_name, self.config.rules, size, player,
+                                        opponent, evaluation.games,
+                                        opening_plies=evaluation.opening_plies,
+                                        seed=self.config.seed + g, lockstep=lockstep,
+                                        on_game=bar.update)
+                    scores[eval_column(opponent_name, size)] = result.score
+                    strength[f"{opponent_name} {size[0]}x{size[1]}"] = {
+                        "wins": result.wins, "draws": result.draws, "losses": result.losses}
+        card = ModelCard.load(card_path(self.run.model_of(g)))
+        replace(card, strength={"visits": evaluation.visits,
+                                "opening_plies": evaluation.opening_plies,
+                                "matches": strength}).save(card_path(self.run.model_of(g)))
+        return scores
+
+    def _opponent(self, name: str, g: int) -> Contestant:
+        if name == PREVIOUS:
+            evaluator = Evaluator(self.run.model_of(g - 1), device="cpu",
+                                  threads=self.config.evaluation.threads)
+            return NetworkPlayer(f"gen {g - 1}", evaluator, self.config.evaluation.visits)
+        return make_player(name, self.config.seed + g)
+
+    # -- records ---------------------------------------------------------------------------------
+    def _elapsed(self) -> float:
+        return time.monotonic() - self._session_start
+
+    def _checkpoint(self) -> Checkpoint:
+        return Checkpoint.of(self.net, self.game_cls, self.config.rules,
+                             training=self._record(),
+                             optimizer_state=self.learner.optimizer.state_dict())
+
+    def _record(self) -> dict[str, Any]:
+        """The training record (the model card carries it): what was trained, how and where."""
+        selfplay = self.config.selfplay
+        return {
+            "command": self.command,
+            "config": self.run.config.read_text(encoding="utf-8"),
+            "board_sizes": [f"{w}x{h}" for w, h in dict.fromkeys(selfplay.sizes)],
+            "generations": self.generation,
+            "games": self.totals["games"],
+            "positions": self.totals["positions"],
+            "steps": self.learner.step,
+            "visits": selfplay.visits,
+            "resign_threshold": self.resignation.threshold,
+            "wall_seconds": round(self.wall_before + self._elapsed(), 1),
+            "started": self.started,
+            "hardware": hardware(),
+        }
+
+    def _row(self, g: int, meta: dict[str, Any], losses: Losses,
+             scores: dict[str, float]) -> dict[str, float | None]:
+        false_positives = self.resignation.false_positive_rate()
+        row: dict[str, float | None] = {
+            "generation": g,
+            "wall_seconds": round(self.wall_before + self._elapsed(), 1),
+            "games": meta["games"],
+            "positions": meta["positions"],
+            "positions_per_second": meta["positions_per_second"],
+            "game_length": meta["mean_plies"],
+            "resign_rate": meta["resigned"] / max(meta["games"], 1),
+            "resign_threshold": self.resignation.threshold,
+            "resign_false_positives": false_positives,
+            "buffer_positions": len(self.buffer),
+            "steps": self.learner.step,
+            "learning_rate": self.config.learner.learning_rate(self.learner.step),
+            "policy_loss": losses.policy,
+            "value_loss": losses.value,
+            "l2_loss": losses.l2,
+            "total_loss": losses.total,
+        }
+        for size, plies in meta["plies_by_size"].items():
+            row[f"plies_{size}"] = plies
+        row.update(scores)
+        return {k: v for k, v in row.items() if k in self.metrics.columns}
+
+    def _summary(self, g: int, meta: dict[str, Any], losses: Losses,
+                 scores: dict[str, float]) -> str:
+        text = (f"gen {g}: {meta['games']} games, {meta['positions']} positions "
+                f"({meta['positions_per_second']:.0f}/s), length {meta['mean_plies']:.1f}, "
+                f"loss policy {losses.policy:.3f} value {losses.value:.3f}")
+        if scores:
+            text += "; " + ", ".join(f"{k[5:]} {v:.2f}" for k, v in scores.items())
+        return text
+
+    def _publish(self) -> None:
+        """Make the committed generation's network the run's model.onnx, keep a snapshot when
+        due, redraw the plots."""
+        source = self.run.model_of(self.generation)
+        for src, dst in ((source, self.run.model),
+                         (card_path(source), card_path(self.run.model))):
+            tmp = dst.with_name(dst.name + ".tmp")
+            shutil.copyfile(src, tmp)
+            tmp.replace(dst)
+        every = self.config.snapshot_every
+        if every and self.generation % every == 0:
+            snapshot = self.run.snapshot_of(self.generation)
+            tmp = snapshot.with_name(snapshot.name + ".tmp")
+            shutil.copyfile(self.run.checkpoint, tmp)
+            tmp.replace(snapshot)
+        if self.metrics.rows:
+            plot(self.metrics, self.run.plots)
+
+
+def _group_by_size(records: Sequence[GameRecord]) -> list[PositionBatch]:
+    by_size: dict[tuple[int, int], list[PositionBatch]] = {}
+    for record in records:
+        by_size.setdefault(record.positions.size, []).append(record.positions)
+    return [PositionBatch.concatenate(parts) for parts in by_size.values()]
+
+
+def _summarise(batch: SelfPlayBatch, threshold: float | None) -> dict[str, Any]:
+    """The JSON-ready summary of a generation's games, stored with its positions."""
+    records = batch.records
+    plies: dict[str, list[int]] = {}
+    for r in records:
+        plies.setdefault(f"{r.positions.width}x{r.positions.height}", []).append(r.plies)
+    return {
+        "games": len(records),
+        "positions": batch.positions,
+        "positions_per_second": round(batch.positions_per_second, 2),
+        "selfplay_seconds": round(batch.wall_seconds, 2),
+        "evaluated": batch.stats.evaluated,
+        "mean_plies": float(np.mean([r.plies for r in records])),
+        "plies_by_size": {k: float(np.mean(v)) for k, v in sorted(plies.items())},
+        "resigned": sum(r.resigned for r in records),
+        "resign_threshold": threshold,
+        "resign_checks": [list(c) for r in records for c in r.resign_checks],
+        "winners": {str(w): sum(r.winner == w for r in records) for w in (1, 0, -1)},
+    }
+
+
+def _bar(total: int, desc: str, unit: str) -> tqdm:
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
+                dynamic_ncols=True)
+
+
+def hardware() -> dict[str, Any]:
+    """What the run ran on, for the training record."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f
+                        if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(),
+            "python": platform.python_version(), "torch": str(torch.__version__),
+            "onnxruntime": onnxruntime.__version__}
+
+
+# -- the command -----------------------------------------------------------------------------------
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="saz train",
+        description="AlphaZero self-play training on small boards, in generations, into a run "
+                    "directory that --resume continues.")
+    parser.add_argument("--game", choices=("go", "gomoku", "othello"),
+                        help="the game (required for a new run; a resumed run knows it)")
+    parser.add_argument("--config", type=Path,
+                        help="training config TOML (default: the game's shipped config)")
+    parser.add_argument("--out", type=Path, required=True, metavar="RUN_DIR",
+                        help="the run directory")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run in RUN_DIR (uses its config.toml)")
+    limit = parser.add_mutually_exclusive_group()
+    limit.add_argument("--hours", type=float, help="stop before a generation would end after "
+                       "this many hours (this session)")
+    limit.add_argument("--generations", type=int, help="stop once the run has this many "
+                       "generations")
+    return parser
+
+
+def _open(args: argparse.Namespace) -> tuple[RunDir, str, TrainConfig]:
+    """The run directory, game and config of the command line, checked; RunError or
+    ConfigError otherwise."""
+    run = RunDir(args.out)
+    if args.resume:
+        if not run.checkpoint.is_file() or not run.config.is_file():
+            raise RunError(f"{run.root} holds no run to resume (no checkpoint.pt or config.toml)")
+        config = TrainConfig.load(run.config)
+        game = load_checkpoint(run.checkpoint).game
+        if args.game is not None and args.game != game:
+            raise RunError(f"{run.root} trains {game}, not {args.game}")
+        if args.config is not None and args.config.read_text(encoding="utf-8") != \
+                run.config.read_text(encoding="utf-8"):
+            raise RunError(f"{args.config} differs from the run's own {run.config}; a resumed "
+                           "run keeps its config")
+        return run, game, config
+    if args.game is None:
+        raise RunError("a new run needs --game")
+    if run.root.exists() and any(run.root.iterdir()):
+        raise RunError(f"{run.root} is not empty: pass --resume to continue it, or choose "
+                       "another --out")
+    source = args.config or CONFIGS_DIR / f"{args.game}.toml"
+    config = TrainConfig.load(source)
+    run.root.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, run.config)
+    return run, args.game, config
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.generations is not None and args.generations < 1:
+        print("saz train: --generations must be at least 1", file=sys.stderr)
+        return 2
+    command = shlex.join(["saz", "train", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        run, game, config = _open(args)
+        trainer = Trainer(run, game, config, command)
+        if config.learner.threads:
+            torch.set_num_threads(config.learner.threads)
+        if args.resume:
+            trainer.resume()
+        else:
+            trainer.start()
+        trainer.train(Budget(args.hours, args.generations))
+    except (RunError, ConfigError, CheckpointError, ExportError) as exc:
+        print(f"saz train: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nsaz train: interrupted; continue with --resume", file=sys.stderr)
+        return 130
+    print(f"saz train: {run.root} has {trainer.generation} generation(s); newest network "
+          f"{run.model}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""The training configuration: one TOML file per run, read into frozen value objects.
+
+    seed = 1
+    [rules]        the game's rule keywords (Go: komi; Gomoku: rule)
+    [network]      NetConfig without num_features (the game fixes it): hidden, layers, dropout
+    [selfplay]     SelfPlayConfig (board sizes as "9x9" or "9")
+    [learner]      LearnerConfig (lr_schedule as [[step, rate], ...])
+    [replay]       ReplayConfig
+    [evaluation]   EvaluationConfig
+
+Every table and key is optional (the dataclass defaults apply); an unknown one is a ConfigError,
+so that a typo cannot silently train with a default. The shipped configs are in `configs/`.
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from saz.tools.learner import LearnerConfig
+from saz.tools.selfplay import SelfPlayConfig, Size
+from saz.tools.selfplay import parse_size as parse_board_size
+
+#: Where the shipped configs live: `saz train --game G` reads `configs/G.toml` by default.
+CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
+#: Opponents the evaluation knows besides the reference players: the previous generation.
+PREVIOUS = "previous"
+
+
+class ConfigError(ValueError):
+    """A training configuration that cannot be used; the message names the key."""
+
+
+def parse_size(text: str) -> Size:
+    """`selfplay.parse_size`, failing with a ConfigError."""
+    try:
+        return parse_board_size(text)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class ReplayConfig:
+    #: Positions kept: the newest ones, whatever their generation.
+    window: int = 200_000
+
+    def __post_init__(self) -> None:
+        if self.window < 1:
+            raise ValueError("replay.window must be at least 1")
+
+
+@dataclass(frozen=True)
+class EvaluationConfig:
+    """The periodic matches of the newest network (see `arena.py`)."""
+
+    #: Every this many generations (and after the last one); 0 never.
+    every: int = 2
+    sizes: tuple[Size, ...] = ((9, 9), (15, 15))
+    opponents: tuple[str, ...] = (PREVIOUS, "random", "greedy")
+    #: Games per opponent and size, colours alternating.
+    games: int = 20
+    visits: int = 100
+    #: Random moves opening every game, so that two searches do not replay one game.
+    opening_plies: int = 2
+    threads: int = 2
+
+    def __post_init__(self) -> None:
+        from saz.engine.players import PLAYERS
+
+        unknown = [o for o in self.opponents if o != PREVIOUS and o not in PLAYERS]
+        if unknown:
+            raise ValueError(f"evaluation.opponents: unknown {', '.join(unknown)}; expected "
+                             f"{PREVIOUS} or one of {', '.join(PLAYERS)}")
+        if self.every < 0 or self.games < 1 or self.visits < 1 or self.opening_plies < 0:
+            raise ValueError("evaluation: every >= 0, games >= 1, visits >= 1 and "
+                             "opening_plies >= 0")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything a training run needs besides the game's name."""
+
+    rules: Mapping[str, Any] = field(default_factory=dict)
+    #: NetConfig keywords (hidden, layers, dropout).
+    network: Mapping[str, Any] = field(default_factory=dict)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    learner: LearnerConfig = field(default_factory=LearnerConfig)
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
+    evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+    seed: int = 0
+    #: Keep a copy of the checkpoint every this many generations (0: only the latest).
+    snapshot_every: int = 10
+
+    @classmethod
+    def from_toml(cls, text: str) -> TrainConfig:
+        """Parse a config; ConfigError names what is wrong."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"not valid TOML: {exc}") from None
+        tables = {"selfplay": SelfPlayConfig, "learner": LearnerConfig,
+                  "replay": ReplayConfig, "evaluation": EvaluationConfig}
+        scalars = {"seed", "snapshot_every"}
+        unknown = sorted(set(data) - set(tables) - scalars - {"rules", "network"})
+        if unknown:
+            raise ConfigError(f"unknown key(s) {', '.join(unknown)}")
+        values: dict[str, Any] = {k: data[k] for k in scalars if k in data}
+        for name in ("rules", "network"):
+            table = data.get(name, {})
+            if not isinstance(table, dict):
+                raise ConfigError(f"[{name}] must be a table")
+            values[name] = dict(table)
+        for name, kind in tables.items():
+            values[name] = _build(kind, name, data.get(name, {}))
+        _check_network(values["network"])
+        try:
+            return cls(**values)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(str(exc)) from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> TrainConfig:
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+        try:
+            return cls.from_toml(text)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+
+
+def _build(kind: type, section: str, table: Any) -> Any:
+    """A config dataclass from a TOML table: lists become tuples, "sizes" become (w, h) pairs,
+    "lr_schedule" (step, rate) pairs."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"[{section}] must be a table")
+    known = {f.name for f in fields(kind)}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(f"unknown key(s) in [{section}]: {', '.join(unknown)}")
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key == "sizes":
+            value = tuple(parse_size(v) for v in value)
+        elif key == "lr_schedule":
+            try:
+                value = tuple((int(step), float(rate)) for step, rate in value)
+            except (TypeError, ValueError):
+                raise ConfigError(f"[{section}] lr_schedule must be [[step, rate], ...]") from None
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[key] = value
+    try:
+        return kind(**values)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"[{section}] {exc}") from None
+
+
+def _check_network(network: Mapping[str, Any]) -> None:
+    from saz.tools.model import NetConfig
+
+    if "num_features" in network:
+        raise ConfigError("[network] num_features comes from the game; leave it out")
+    try:
+        NetConfig(num_features=1, **network)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"[network] {exc}") from None
