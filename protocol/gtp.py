@@ -173,9 +173,9 @@ class GtpSession:
             if reply.finish is not None:
                 begin()
                 self._stdout.flush()
-                line = self._next_line()  # any line, even an empty one, ends the analysis
+                # Any line, even an empty one, ends the analysis; then it is executed.
+                self._pushback.append(self._next_line())
                 reply.finish()
-                self._pushback.append(line)
         except Exception as exc:
             message = str(exc) if isinstance(exc, GtpError) else f"internal error: {exc}"
             if not isinstance(exc, GtpError):

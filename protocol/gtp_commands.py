@@ -172,6 +172,10 @@ class GtpEngine:
             "kata-analyze": self.kata_analyze,
             "lz-genmove_analyze": self.lz_genmove_analyze,
             "kata-genmove_analyze": self.kata_genmove_analyze,
+            # Sabaki's own names (docs/guides/engine-analysis-integration.md), in Leela's format:
+            # it has no score fields, which Sabaki would show as a lead of 0 points.
+            "analyze": self.lz_analyze,
+            "genmove_analyze": self.lz_genmove_analyze,
             "stop": self.stop,
             "gogui-analyze_commands": self.gogui_analyze_commands,
             "gogui-interrupt": self.gogui_interrupt,
@@ -374,24 +378,32 @@ class GtpEngine:
         return ""
 
     def _play_as(self, color: int, move: int) -> None:
-        """Play `move` for `color`, with the implicit pass that puts `color` to move if needed;
+        """Play `move` for `color`, after the implicit pass that puts `color` to move if needed;
         all or nothing."""
+        passes = self._put_to_move(color)
+        try:
+            self.engine.play(move)
+        except GameError:
+            self._take_back(passes)
+            raise GtpError(ILLEGAL_MOVE) from None
+        self._history.append((passes + 1, len(self.game.moves)))
+
+    def _put_to_move(self, color: int) -> int:
+        """Play the implicit pass that puts `color` to move, if it is not; the moves played (0
+        or 1). GtpError(illegal move) when the rules have no such pass."""
         prefix = implicit_moves(self.game, color)
         if prefix is None:
             raise GtpError(ILLEGAL_MOVE)
-        moves = prefix + [move]
-        played = 0
         try:
-            for m in moves:
-                self.engine.play(m)
-                played += 1
-        except GameError:
+            for move in prefix:
+                self.engine.play(move)
+        except GameError:  # the game is over: not even a pass is left
             raise GtpError(ILLEGAL_MOVE) from None
-        finally:
-            if played < len(moves):
-                for _ in range(played):
-                    self.engine.undo()
-        self._history.append((len(moves), len(self.game.moves)))
+        return len(prefix)
+
+    def _take_back(self, count: int) -> None:
+        for _ in range(count):
+            self.engine.undo()
 
     def genmove(self, args: tuple[str, ...]) -> str:
         _arguments(args, 1, "genmove COLOR")
@@ -415,18 +427,11 @@ class GtpEngine:
                   interval: float = 0.0) -> int | None:
         """Search for `color` and play the move (unless `play` is False); the move, or None to
         resign. A game that is over has no move to search: the answer is a pass, not played."""
-        game = self.game
-        if game.is_over():
-            return game.pass_move
-        prefix = implicit_moves(game, color)
-        if prefix is None:
-            raise GtpError(ILLEGAL_MOVE)
-        played = 0
-        done = False
+        if self.game.is_over():
+            return self.game.pass_move
+        passes = self._put_to_move(color)
+        kept = False
         try:
-            for m in prefix:
-                self.engine.play(m)
-                played += 1
             allowed = _non_passes(self.game) if cleanup else None
             think = self.engine.genmove if play else self.engine.think
             result = think(on_progress=on_progress, progress_interval=interval, allowed=allowed)
@@ -435,18 +440,18 @@ class GtpEngine:
                 result.stats.playouts_per_second)
             if self._resigns(result):
                 if play:
+                    self.halt()  # the ponder genmove started
                     self.engine.undo()
                 return None
             if play:
-                self._history.append((len(prefix) + 1, len(self.game.moves)))
-                done = True
+                self._history.append((passes + 1, len(self.game.moves)))
+                kept = True
             return result.best_move
         except (GameError, ValueError) as exc:  # ModelError is a ValueError
             raise GtpError(str(exc)) from None
         finally:
-            if not done:
-                for _ in range(played):
-                    self.engine.undo()
+            if not kept:
+                self._take_back(passes)
 
     def _resigns(self, result: SearchResult) -> bool:
         """Whether to resign rather than play: the chosen move's winrate is below the
@@ -633,10 +638,7 @@ class GtpEngine:
             raise GtpError("allow/avoid leave no legal move to analyse")
 
         def start(emit: Emit) -> None:
-            def snapshot(result: SearchResult) -> None:
-                line = info(result, vertices, request.max_moves)
-                if line:  # an empty line would end the reply
-                    emit(line)
+            snapshot = _info_writer(info, vertices, request.max_moves, emit)
             try:
                 self.engine.analyze(snapshot, request.interval, allowed)
             except (GameError, ValueError) as exc:
@@ -656,10 +658,7 @@ class GtpEngine:
         color = self.game.to_move if request.color is None else request.color
 
         def start(emit: Emit) -> str:
-            def snapshot(result: SearchResult) -> None:
-                line = info(result, vertices, request.max_moves)
-                if line:
-                    emit(line)
+            snapshot = _info_writer(info, vertices, request.max_moves, emit)
             move = self._generate(color, on_progress=snapshot, interval=request.interval)
             return f"play {self._vertex_or_resign(move)}"
 
@@ -684,11 +683,7 @@ class GtpEngine:
         return str(game.width)
 
     def rules_board(self, args: tuple[str, ...]) -> str:
-        game = self.game
-        board = game.board
-        rows = (" ".join(_STONES[int(v)] for v in board[y * game.width:(y + 1) * game.width])
-                for y in range(game.height))
-        return "\n" + "\n".join(rows)
+        return "\n" + "\n".join(_stone_rows(self.game.board, self.game.width))
 
     def rules_legal_moves(self, args: tuple[str, ...]) -> str:
         return " ".join(self._format(int(m)) for m in self.game.legal_moves())
@@ -773,14 +768,26 @@ def board_diagram(game: Game, vertices: Vertices) -> str:
     """The board with its GTP coordinates around it, rows from the top: X black, O white."""
     digits = len(str(game.height))
     header = " " * (digits + 1) + " ".join(vertices.columns[:game.width])
-    rows = [header]
-    board = game.board
-    for y in range(game.height):
-        row = vertices.y_to_row(y)
-        cells = " ".join(_STONES[int(v)] for v in board[y * game.width:(y + 1) * game.width])
-        rows.append(f"{row:>{digits}} {cells} {row}")
-    rows.append(header)
-    return "\n".join(rows)
+    rows = [f"{vertices.y_to_row(y):>{digits}} {cells} {vertices.y_to_row(y)}"
+            for y, cells in enumerate(_stone_rows(game.board, game.width))]
+    return "\n".join([header, *rows, header])
+
+
+def _stone_rows(board: np.ndarray, width: int) -> list[str]:
+    """The rows of a board from the top, as `X` (black), `O` (white) and `.` separated by
+    spaces: the format of `str(game)`, which `from_diagram` reads back."""
+    return [" ".join(_STONES[int(v)] for v in board[start:start + width])
+            for start in range(0, len(board), width)]
+
+
+def _info_writer(info: InfoFormat, vertices: Vertices, max_moves: int | None,
+                 emit: Emit) -> Callable[[SearchResult], None]:
+    """The search's progress callback that emits each snapshot as one `info` line."""
+    def write(result: SearchResult) -> None:
+        line = info(result, vertices, max_moves)
+        if line:  # nothing visited yet: an empty line would end the reply
+            emit(line)
+    return write
 
 
 def _result_word(game: Game) -> str:
@@ -795,9 +802,7 @@ def _set_up(game: Game, board: np.ndarray, to_move: int, rules: dict) -> Game:
     from_diagram = getattr(game_class(game.name), "from_diagram", None)
     if from_diagram is None:
         raise GameError(f"{game.name} positions cannot be set up, only played")
-    diagram = "\n".join(
-        "".join(_STONES[int(v)] for v in board[y * game.width:(y + 1) * game.width])
-        for y in range(game.height))
+    diagram = "\n".join(_stone_rows(board, game.width))
     return from_diagram(diagram, to_move=to_move, **rules)
 
 

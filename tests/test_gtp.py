@@ -372,7 +372,13 @@ def test_live_analysis_streams_until_the_next_line(tiny_model) -> None:
         saz.interrupt()
         while saz.read_line(timeout=30):
             pass
-        assert saz.command("gogui-rules_side_to_move") == "white"
+        # Sabaki's `analyze COLOR INTERVAL`: Leela's format.
+        assert saz.begin("analyze W 1", timeout=30).ok
+        _snapshots(saz.read_line(timeout=30), INFO_LZ)
+        side = saz.write("gogui-rules_side_to_move")
+        while saz.read_line(timeout=30):
+            pass
+        assert saz.read_reply(timeout=30, expect_id=side).text == "white"
         assert not saz.begin("kata-analyze b", timeout=30).ok  # Black is not to move
 
 
