@@ -29,7 +29,9 @@ asks, and the setting is not changed.
 
 Threads: `serve` reads stdin on its own thread, so that END and STOP reach a running search at
 once (`GomocupBrain.notice`); otherwise each command waits for the one before it and gets its
-answer in order. A new command ends pondering. The network is loaded at START, which the manager does not time as part of a turn, and
+answer in order. A new command ends pondering.
+
+Time: the network is loaded at START, which the manager does not time as part of a turn, and
 the match clock counts from process start (`process_start_time`), as the manager's does.
 """
 from __future__ import annotations
@@ -213,7 +215,7 @@ class GomocupBrain:
         """END has been handled: nothing more is read or answered."""
         return self._finished
 
-    # -- input ----------------------------------------------------------------------------------
+    # -- input -------------------------------------------------------------------------------------
     def notice(self, line: str) -> None:
         """See a line the moment it arrives, before its turn comes (thread-safe; the input
         thread calls it). END and STOP stop the running search at once, and every search that
@@ -265,7 +267,7 @@ class GomocupBrain:
         self._notes.clear()
         self._write(line)
 
-    # -- multi-line commands ---------------------------------------------------------------------
+    # -- multi-line commands -----------------------------------------------------------------------
     def _extend_block(self, line: str) -> bool:
         """Take `line` into the open BOARD / SWAP2BOARD block; False when it is not a block line
         (the block is then refused, and the line is handled as a command of its own)."""
@@ -367,7 +369,7 @@ class GomocupBrain:
         """STOP reaches the command loop after the searches it had to stop: it is done."""
         self._stop_noticed.clear()
 
-    # -- positions --------------------------------------------------------------------------------
+    # -- positions ---------------------------------------------------------------------------------
     def _point(self, text: str, game: Game | None = None) -> int:
         """The move of an `x,y` argument on `game` (default: the current one)."""
         numbers = _numbers(text)
@@ -376,7 +378,7 @@ class GomocupBrain:
         return self._point_at(*numbers, game=game)
 
     def _point_at(self, x: int, y: int, *, game: Game | None = None) -> int:
-        game = game or self.engine.game
+        game = game if game is not None else self.engine.game
         if not (0 <= x < game.width and 0 <= y < game.height):
             raise Refusal(f"{x},{y} is off the {game.width}x{game.height} board")
         return game.point(x, y)
@@ -425,7 +427,8 @@ class GomocupBrain:
             raise Refusal(f"a board with {len(own)} own and {len(theirs)} opponent stones is "
                           "not ours to move: we need as many stones as the opponent, or one "
                           "fewer")
-        game = self._replay(probe, [m for pair in zip(black, white) for m in pair]
+        # Black and White alternate; Black has the last stone when it has one more.
+        game = self._replay(probe, [m for pair in zip(black, white, strict=False) for m in pair]
                             + black[len(white):])
         previous = self.engine.game
         self.engine.replace_game(game)
@@ -444,7 +447,7 @@ class GomocupBrain:
                 raise Refusal(f"{where} is given twice") from None
         return game
 
-    # -- thinking -----------------------------------------------------------------------------------
+    # -- thinking ----------------------------------------------------------------------------------
     def _reply_with_move(self, rollback: Callable[[], None]) -> None:
         """Search the current position, play the best move and answer it. If there is nothing
         to search or the search fails, `rollback` undoes what the command did first."""
@@ -518,7 +521,7 @@ class GomocupBrain:
         self.engine.play(result.best_move)
         return self._format(result.best_move)
 
-    # -- INFO -------------------------------------------------------------------------------------
+    # -- INFO --------------------------------------------------------------------------------------
     def _info(self, args: str) -> None:
         """INFO key value: time limits, the rule, search caps; unknown keys are ignored, as the
         protocol asks. Never answered: problems become notes for the next answer."""
@@ -566,8 +569,8 @@ class GomocupBrain:
         if threads > MAX_THREADS:
             raise Refusal(f"thread_num must be <= {MAX_THREADS}, got {threads}")
         if self._network_ready:
-            raise Refusal(f"the network is loaded already (at START) and keeps its threads; "
-                          f"send thread_num before START")
+            raise Refusal("the network is loaded already (at START) and keeps its threads; "
+                          "send thread_num before START")
         self.engine.config = replace(self.engine.config, threads=threads)
 
     def _ignore(self, key: str, value: str) -> None:

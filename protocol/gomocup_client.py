@@ -150,7 +150,7 @@ class PbrainClient:
             env=dict(env) if env is not None else None)
         return cls(process, spawned_at=spawned_at, name=name or os.fspath(command[0]))
 
-    # -- the pipes ------------------------------------------------------------------------------
+    # -- the pipes ---------------------------------------------------------------------------------
     def _pump_stdout(self) -> None:
         assert self.process.stdout is not None
         try:
@@ -181,7 +181,7 @@ class PbrainClient:
             code = None
         return EngineExited(f"{self.name} {what}", code, self.stderr_tail)
 
-    # -- talking --------------------------------------------------------------------------------
+    # -- talking -----------------------------------------------------------------------------------
     def send(self, line: str) -> float:
         """Write one command line; returns the monotonic time just before it was written."""
         assert self.process.stdin is not None
@@ -234,7 +234,7 @@ class PbrainClient:
         """Send a command and read its answer."""
         return self.read_reply(timeout, sent_at=self.send(line))
 
-    # -- the protocol -----------------------------------------------------------------------------
+    # -- the protocol ------------------------------------------------------------------------------
     def about(self, timeout: float | None = 5.0) -> dict[str, str]:
         """ABOUT as a dict (`name`, `version`, ...); an old-style free text answer comes back as
         {"text": answer}."""
@@ -280,7 +280,7 @@ class PbrainClient:
         if reply.kind is not ReplyKind.OK:
             raise UnexpectedReply(f"OK to {command}", reply)
 
-    # -- the end ----------------------------------------------------------------------------------
+    # -- the end -----------------------------------------------------------------------------------
     def close(self, grace: float = END_GRACE) -> int:
         """Send END and wait up to `grace` seconds for the brain to exit, then kill it; returns
         the exit status (negative: killed by that signal)."""

@@ -30,7 +30,6 @@ from saz.protocol.gomocup import (
     About,
     GomocupBrain,
     fd_lines,
-    process_start_time,
     serve,
 )
 from saz.protocol.gomocup_client import EngineExited, PbrainClient, ReplyKind
@@ -40,7 +39,7 @@ VISITS = 16
 MOVE = re.compile(r"(\d+),(\d+)")
 
 
-# -- transcripts ----------------------------------------------------------------------------------
+# -- transcripts -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Step:
     """One line sent and the answers expected to it: ("=", text) or ("~", regex)."""
@@ -72,7 +71,7 @@ def read_transcript(path: Path) -> list[Step]:
 def check_answers(path: Path, step: Step, answers: list[str], captures: dict[str, str]) -> None:
     where = f"{path.name}:{step.line_number} ({step.sent!r})"
     assert len(answers) == len(step.expected), f"{where}: answered {answers}"
-    for answer, (kind, text) in zip(answers, step.expected):
+    for answer, (kind, text) in zip(answers, step.expected, strict=True):
         if kind == "=":
             assert answer == text.format_map(captures), where
         else:
@@ -166,7 +165,7 @@ def test_transcripts_parse() -> None:
     assert len(transcript_names()) >= 3
 
 
-# -- a whole game -----------------------------------------------------------------------------------
+# -- a whole game ----------------------------------------------------------------------------------
 def test_a_complete_game_against_a_scripted_opponent(session: Session) -> None:
     """The brain plays Black on 9x9 against an opponent that takes the free point nearest the
     centre; a referee checks every move and scores the end by the rules."""
@@ -219,7 +218,7 @@ def test_a_missing_model_is_an_error_at_start_and_the_brain_goes_on(tmp_path: Pa
     assert session.send("START 15") == [f"ERROR {tmp_path / 'missing.onnx'}: model file not found"]
 
 
-# -- INFO -------------------------------------------------------------------------------------------
+# -- INFO ------------------------------------------------------------------------------------------
 def test_info_time_settings_reach_the_clock(session: Session) -> None:
     for line in ("INFO timeout_turn 1000", "INFO timeout_match 60000", "INFO time_left 59000"):
         assert session.send(line) == []
@@ -273,7 +272,7 @@ def test_info_thread_num_applies_to_the_network_loaded_at_start(model: Path) -> 
         "MESSAGE INFO thread_num 100000: thread_num must be <= 256, got 100000"]
 
 
-# -- swap2 ------------------------------------------------------------------------------------------
+# -- swap2 -----------------------------------------------------------------------------------------
 def fake_result(best: int, value: float, moves: tuple[MoveInfo, ...] = ()) -> SearchResult:
     return SearchResult(best, value, sum(m.visits for m in moves), moves, SearchStats())
 
@@ -319,7 +318,7 @@ def test_swap2_with_the_real_search(session: Session) -> None:
                                   and MOVE.fullmatch(choice[0]))
 
 
-# -- threads: pondering, END and STOP -----------------------------------------------------------------
+# -- threads: pondering, END and STOP --------------------------------------------------------------
 def test_a_new_command_ends_pondering(model: Path) -> None:
     session = make_session(model, ponder=True)
     session.send("START 9")
@@ -371,7 +370,7 @@ def test_stop_answers_the_best_move_so_far(model: Path, command: str) -> None:
         client.close()
 
 
-# -- the process ------------------------------------------------------------------------------------
+# -- the process -----------------------------------------------------------------------------------
 def test_start_up_imports_neither_torch_nor_onnxruntime() -> None:
     script = (
         "import sys\n"
