@@ -202,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "Quarry; tournaments: gogui-twogtp).")
     parser.add_argument("--game", choices=GAME_NAMES, default="go",
                         help="the game to start with (set_game changes it)")
-    parser.add_argument("--model", type=Path,
+    parser.add_argument("--model", type=Path, metavar="PATH",
                         help="the network (.onnx with its .json card); default: the shipped "
                              "model of the game")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",

@@ -32,7 +32,13 @@ from saz.engine.search.clock import (
     NoTimeLimit,
 )
 from saz.protocol.gtp import clean, format_reply, main, parse_command
-from saz.protocol.gtp_client import GtpClient, parse_reply
+from saz.protocol.gtp_client import (
+    EngineExited,
+    EngineTimeout,
+    GtpClient,
+    ProtocolError,
+    parse_reply,
+)
 from saz.protocol.gtp_commands import (
     Command,
     GtpEngine,
@@ -80,6 +86,38 @@ def test_client_parses_replies() -> None:
     reply = parse_reply(["=12 A1", "B2"])
     assert (reply.ok, reply.id, reply.text, reply.lines) == (True, 12, "A1\nB2", ["A1", "B2"])
     assert parse_reply(["? illegal move"]).ok is False
+
+
+# -- the client, against stand-in engines ------------------------------------------------------------
+def _fake_engine(script: str) -> list[str]:
+    """A stand-in engine: a Python one-liner that speaks (or fails to speak) GTP."""
+    return [sys.executable, "-c", script]
+
+
+def test_client_reports_a_hang_and_kills_the_engine() -> None:
+    client = GtpClient(_fake_engine("import time; time.sleep(60)"))
+    with pytest.raises(EngineTimeout):
+        client.send("name", timeout=0.3)
+    assert client.close(grace=0.3) is not None and client.returncode != 0
+
+
+def test_client_reports_a_crash_with_its_stderr() -> None:
+    client = GtpClient(_fake_engine("import sys; sys.stderr.write('boom\\n'); sys.exit(3)"))
+    with pytest.raises(EngineExited, match="boom") as exited:
+        client.send("name", timeout=30)
+    assert exited.value.returncode == 3
+    client.close()
+
+
+def test_client_skips_junk_and_checks_reply_ids() -> None:
+    script = ("import sys; print('banner', flush=True); sys.stdin.readline(); "
+              "print('=1 first\\n', flush=True); sys.stdin.readline(); "
+              "print('=7 stray\\n', flush=True); sys.stdin.readline()")
+    client = GtpClient(_fake_engine(script))
+    assert client.send("name", timeout=30).text == "first"
+    with pytest.raises(ProtocolError):
+        client.send("version", timeout=30)
+    client.kill()
 
 
 # -- vertices -------------------------------------------------------------------------------------
