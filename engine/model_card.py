@@ -20,7 +20,7 @@ from typing import Any
 
 # -- the model contract (both sides of the export read these) ----------------------------------
 #: ONNX inputs: x [B, N, F] float32 node features; nbr [N-1, K] int64 in-neighbours of each point;
-#: hub [1, N] float32 the extra node's in-neighbours; mask [B, N] float32, 1 = node kept.
+#: hub [1, N] float32 the extra node's in-neighbours; mask [B, N] float32, nonzero = node kept.
 INPUT_NAMES: tuple[str, ...] = ("x", "nbr", "hub", "mask")
 #: ONNX outputs: log_policy [B, N] float32 (the extra node's entry is pass); value [B] in [-1, 1].
 OUTPUT_NAMES: tuple[str, ...] = ("log_policy", "value")

@@ -91,9 +91,10 @@ def test_bool_and_float_masks_agree(go_evaluator: Evaluator) -> None:
     x = rng.integers(0, 2, (3, lay.num_nodes, 10)).astype(np.float32)
     mask = rng.random((3, lay.num_nodes)) < 0.5
     with_bool = go_evaluator.run(x, lay, mask)
-    with_float = go_evaluator.run(x, lay, mask.astype(np.float32))
-    np.testing.assert_array_equal(with_bool[0], with_float[0])
-    np.testing.assert_array_equal(with_bool[1], with_float[1])
+    for weight in (1.0, 0.25):  # any nonzero value keeps the node
+        with_float = go_evaluator.run(x, lay, mask.astype(np.float32) * weight)
+        np.testing.assert_array_equal(with_bool[0], with_float[0])
+        np.testing.assert_array_equal(with_bool[1], with_float[1])
     dropped = ~mask
     dropped[:, -1] = False
     assert np.all(with_bool[0][dropped] == np.float32(MASKED_LOG_PROB))

@@ -46,7 +46,7 @@ CHECK_SIZES = ((9, 9), (7, 11))
 
 
 class ExportError(RuntimeError):
-    """The exported model failed its own check; nothing was written."""
+    """The export failed, or its result failed its own check; nothing was written."""
 
 
 def export_checkpoint(checkpoint: Checkpoint, out: str | Path, *,
@@ -112,10 +112,14 @@ def _export_onnx(twin: PolicyValueNetExport, path: Path) -> None:
     shapes = {"x": {0: batch, 1: nodes}, "nbr": {0: torch.export.Dim.DYNAMIC},
               "hub": {1: nodes}, "mask": {0: batch, 1: nodes}}
     with _quiet_exporter():
-        torch.onnx.export(twin, example, str(path), dynamo=True, opset_version=OPSET,
-                          input_names=list(INPUT_NAMES), output_names=list(OUTPUT_NAMES),
-                          dynamic_shapes=shapes, external_data=False, optimize=True,
-                          verbose=False)
+        try:
+            torch.onnx.export(twin, example, str(path), dynamo=True, opset_version=OPSET,
+                              input_names=list(INPUT_NAMES), output_names=list(OUTPUT_NAMES),
+                              dynamic_shapes=shapes, external_data=False, optimize=True,
+                              verbose=False)
+        except Exception as exc:  # torch.export and onnxscript raise many unrelated types
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise ExportError(f"torch.onnx.export failed: {reason}") from exc
 
 
 def _opset(path: Path) -> int:

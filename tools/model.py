@@ -102,10 +102,9 @@ class _Network(nn.Module):
         h, n_layers = config.hidden, config.layers
         self.convs = nn.ModuleList(convs)
         self.norms = nn.ModuleList(nn.LayerNorm(h) for _ in range(n_layers))
-        # Residual only where input and output widths match (not into the first layer, unless
+        # Residual only where input and output widths match (not around the first layer, unless
         # the game happens to have `hidden` features).
-        self._residual = tuple(
-            (config.num_features if k == 0 else h) == h for k in range(n_layers))
+        self._residual = tuple(w_in == w_out for w_in, w_out in self._mlp_widths(config))
         self.fc1 = nn.Linear(h * n_layers, h)
         self.bn1 = nn.BatchNorm1d(h)
         self.fc2 = nn.Linear(h, h)
@@ -179,7 +178,7 @@ class PolicyValueNet(_Network):
                 num_graphs: int | None = None) -> tuple[Tensor, Tensor]:
         """Returns `(log_policy [total_nodes], value [num_graphs])`.
 
-        `mask` (bool `[total_nodes]`, True = kept) removes nodes as described in the module
+        `mask` (`[total_nodes]`, nonzero = kept) removes nodes as described in the module
         docstring; the head runs on kept nodes only, so batch normalisation's training statistics
         never see a dropped node.
         """
@@ -209,7 +208,7 @@ class PolicyValueNetExport(_Network):
 
     Inputs are the ONNX contract (`saz.engine.model_card.INPUT_NAMES`): `x [B, N, F]`, the layout's
     `nbr [N-1, K]` (padded with index N, which reads a zero row) and `hub [1, N]`, and
-    `mask [B, N]` float (> 0.5 = kept). Outputs `log_policy [B, N]` and `value [B]`.
+    `mask [B, N]` float (nonzero = kept). Outputs `log_policy [B, N]` and `value [B]`.
     """
 
     def __init__(self, config: NetConfig) -> None:
@@ -229,7 +228,7 @@ class PolicyValueNetExport(_Network):
     def forward(self, x: Tensor, nbr: Tensor, hub: Tensor,
                 mask: Tensor) -> tuple[Tensor, Tensor]:
         b, n = x.shape[0], x.shape[1]
-        kept = torch.cat([mask[:, :-1] > 0.5, torch.ones_like(mask[:, -1:], dtype=torch.bool)],
+        kept = torch.cat([mask[:, :-1] != 0, torch.ones_like(mask[:, -1:], dtype=torch.bool)],
                          dim=1)
         m = kept.to(x.dtype).reshape(b * n, 1)
         # Node rows stay 2-D `[B*N, C]` so that every linear layer exports as one Gemm; only the
