@@ -67,7 +67,9 @@ class Engine:
         self.clock = clock or TimeManager(self._default_control())
         self._searches: dict[str, MCTS] = {}
         self._background: threading.Thread | None = None
-        self._active: MCTS | None = None
+        #: The stop request of the search running now (or about to): a fresh one per search, so
+        #: a stop that arrives before the search's thread gets going is never lost.
+        self._stop_request = threading.Event()
 
     # -- the position ----------------------------------------------------------------------------
     def set_game(self, name: str, width: int | None = None, height: int | None = None,
@@ -117,11 +119,13 @@ class Engine:
               allowed: Collection[int] | None = None) -> SearchResult:
         """Search the current position within the clock's budget; the move is not played."""
         self.halt()
+        search = self._searcher()  # a model that fails to load costs no clock time
+        stop = self._new_stop_request()
         budget = self.clock.start_move(
             expected_moves_left(self.game_name, self.game.num_points, len(self.game.moves)))
         try:
-            return self._searcher().search(self.game, self._limits(budget), on_progress,
-                                           progress_interval, allowed)
+            return search.search(self.game, self._limits(budget), on_progress,
+                                 progress_interval, allowed, stop)
         finally:
             self.clock.end_move()
 
@@ -130,7 +134,7 @@ class Engine:
         result = self.think(**kwargs)
         self.game.play(result.best_move)
         if self.config.ponder and not self.game.is_over():
-            self._start_background(self._ponder)
+            self._start_ponder()
         return result
 
     def analyze(self, on_progress: Callable[[SearchResult], None], interval: float,
@@ -143,7 +147,7 @@ class Engine:
         search = self._searcher()
         game = self.game.copy()
         self._start_background(
-            lambda: search.search(game, SearchLimits(), on_progress, interval, allowed))
+            lambda stop: search.search(game, SearchLimits(), on_progress, interval, allowed, stop))
 
     def load_network(self) -> None:
         """Load the current game's network now rather than at its first search (ModelError).
@@ -155,9 +159,7 @@ class Engine:
 
     def stop(self) -> None:
         """End a running search (analysis, ponder, or a genmove in progress): thread-safe."""
-        search = self._active
-        if search is not None:
-            search.stop()
+        self._stop_request.set()
 
     def halt(self) -> None:
         """Stop any background search and wait for it."""
@@ -205,15 +207,23 @@ class Engine:
                                   threads=self.config.threads, game=self.game_name)
             search = MCTS(evaluator, self.config.search)
             self._searches[self.game_name] = search
-        self._active = search
         return search
 
-    def _start_background(self, work: Callable[[], object]) -> None:
+    def _start_background(self, work: Callable[[threading.Event], object]) -> None:
+        """Run `work(stop_request)` on the background thread, after halting the previous one."""
         self.halt()
-        self._background = threading.Thread(target=work, name="saz-background", daemon=True)
+        stop = self._new_stop_request()
+        self._background = threading.Thread(target=work, args=(stop,), name="saz-background",
+                                            daemon=True)
         self._background.start()
 
-    def _ponder(self) -> None:
+    def _new_stop_request(self) -> threading.Event:
+        self._stop_request = threading.Event()
+        return self._stop_request
+
+    def _start_ponder(self) -> None:
         search = self._searcher()
-        search.search(self.game.copy(), SearchLimits(visits=self.config.search.max_nodes))
+        game = self.game.copy()
+        limits = SearchLimits(visits=self.config.search.max_nodes)
+        self._start_background(lambda stop: search.search(game, limits, stop=stop))
 

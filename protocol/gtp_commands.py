@@ -23,7 +23,6 @@ there, since every controller sends it. GoGui plays any game through its rules-e
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -207,14 +206,7 @@ class GtpEngine:
         return handler(command.args)
 
     def halt(self) -> None:
-        """Stop a background search (analysis, pondering) and wait until it has stopped.
-
-        The stop is repeated while the search runs: one that arrives before the background
-        search has begun has no effect (MCTS.stop acts on a running search only), and a plain
-        `Engine.halt()` would then wait for an analysis that never ends."""
-        while self.engine.searching_in_background:
-            self.engine.stop()
-            time.sleep(0.001)
+        """Stop a background search (analysis, pondering) and wait until it has stopped."""
         self.engine.halt()
 
     # -- the values of the current game -----------------------------------------------------------

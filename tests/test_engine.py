@@ -109,3 +109,22 @@ def test_analysis_reports_until_stopped(tiny_model) -> None:
     assert not engine.searching_in_background
     assert snapshots[-1].root_visits >= snapshots[0].root_visits
     assert engine.game.moves == []
+
+
+def test_a_stop_right_after_analysis_starts_is_not_lost(tiny_model) -> None:
+    engine = Engine(EngineConfig(game="othello", model=tiny_model("othello").path))
+    engine.load_network()
+    for _ in range(20):  # the race is between starting the thread and the search's first batch
+        engine.analyze(lambda result: None, 1.0)
+        start = time.monotonic()
+        engine.halt()
+        assert time.monotonic() - start < 2.0
+        assert not engine.searching_in_background
+
+
+def test_a_model_that_fails_to_load_costs_no_clock_time(tmp_path: Path) -> None:
+    engine = Engine(EngineConfig(game="gomoku", model=tmp_path / "missing.onnx"))
+    engine.set_time_control(Absolute(60.0))
+    with pytest.raises(ModelError):
+        engine.genmove()
+    assert engine.clock.state.main_left == 60.0

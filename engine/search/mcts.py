@@ -163,10 +163,13 @@ class MCTS:
     def search(self, game: Game, limits: SearchLimits,
                on_progress: Callable[[SearchResult], None] | None = None,
                progress_interval: float = 0.0,
-               allowed: Collection[int] | None = None) -> SearchResult:
+               allowed: Collection[int] | None = None,
+               stop: threading.Event | None = None) -> SearchResult:
         """Search `game` (left untouched) within `limits`; `on_progress` receives snapshots every
         `progress_interval` seconds (analysis front-ends). `allowed` restricts the root's moves
-        (GTP cleanup, analysis allow/avoid lists); such a search starts a fresh tree."""
+        (GTP cleanup, analysis allow/avoid lists); such a search starts a fresh tree. `stop`,
+        when given, ends the search once set, even if it was set before the search began: a
+        caller that starts a search on another thread cannot lose its stop request."""
         if game.is_over():
             raise ValueError("the game is over: there is no move to search")
         if allowed is not None:
@@ -178,7 +181,8 @@ class MCTS:
             self._stop.clear()
             self._running = True
         try:
-            return self._search(game, limits, on_progress, progress_interval, allowed)
+            return self._search(game, limits, on_progress, progress_interval, allowed,
+                                stop or threading.Event())
         finally:
             with self._state_lock:
                 self._running = False
@@ -186,7 +190,8 @@ class MCTS:
 
     def _search(self, game: Game, limits: SearchLimits,
                 on_progress: Callable[[SearchResult], None] | None,
-                progress_interval: float, allowed: set[int] | None) -> SearchResult:
+                progress_interval: float, allowed: set[int] | None,
+                stop: threading.Event) -> SearchResult:
         start = time.monotonic()
         root = self._root_for(game)
         wins = [m for m in root.game.winning_moves() if allowed is None or m in allowed]
@@ -210,7 +215,7 @@ class MCTS:
         depth = 1 if self.options.pipeline else 0
         in_flight: deque[tuple[_Batch, Future[_Output] | _Output]] = deque()
         next_progress = start + progress_interval
-        while not self._stop.is_set():
+        while not (self._stop.is_set() or stop.is_set()):
             if self._limit_reached(root, limits, counters, time.monotonic() - start):
                 break
             if self._nodes >= self.options.max_nodes:
