@@ -1,8 +1,9 @@
 """Two `pbrain-saz` processes play a game of Gomoku under Gomocup time limits, refereed here as a
-Gomocup manager would: the referee sends the limits, `time_left` before every move, BEGIN and
-TURN; it checks every move against the rules, times every turn in wall time (our I/O and the
-pipes included) and charges each brain its start-up and its own turns; it scores the end by the
-rules.
+Gomocup manager would: the referee sends the limits, `time_left` before every move, BEGIN, or
+BOARD when the game starts from an opening, then TURN; it checks every move against the rules,
+times every turn in wall time (our I/O and the pipes included), charges each brain its start-up
+and its own turns, and scores the end by the rules. Staying within the turn and match limits is
+the property under test (a brain over them loses the game), not a speed figure.
 
 The default run plays fast (200 ms a turn, where our whole turn overhead must fit in the margin);
 the slow one at the limits of the brief (1 s a turn, 60 s a match, 15x15):
@@ -12,6 +13,7 @@ the slow one at the limits of the brief (1 s a turn, 60 s a match, 15x15):
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,13 +39,20 @@ class Player:
 @dataclass(frozen=True)
 class MatchRecord:
     game: Gomoku
+    #: Moves of the opening, played by the referee.
+    opening: int
+    #: Wall times of each brain's turns, as the referee measured them.
     black_turns: tuple[float, ...]
     white_turns: tuple[float, ...]
+    #: Match time used by Black's brain and White's.
     used: tuple[float, float]
 
 
-def play_match(model: Path, size: int, turn_ms: int, match_ms: int) -> MatchRecord:
-    players: list[Player] = []
+def play_match(model: Path, size: int, turn_ms: int, match_ms: int,
+               opening: Sequence[tuple[int, int]] = ()) -> MatchRecord:
+    """One game; with an `opening` (moves from Black's first), each brain first gets the position
+    by BOARD, as Gomocup managers start games from openings, and TURN after that."""
+    players: list[Player] = []  # Black's brain, White's
     try:
         for _ in range(2):  # one after the other: neither one's start-up is the other's time
             client = PbrainClient.spawn([sys.executable, "-m", "saz.protocol.gomocup",
@@ -57,30 +66,40 @@ def play_match(model: Path, size: int, turn_ms: int, match_ms: int) -> MatchReco
             assert reply.text == "OK", reply
             players[-1].used = reply.seconds  # the match clock runs from process creation
         game = Gomoku(size)
-        last: tuple[int, int] | None = None
+        for x, y in opening:
+            game.play(game.point(x, y))
+        informed = [False, False]
         while not game.is_over():
-            player = players[len(game.moves) % 2]
+            side = len(game.moves) % 2
+            player = players[side]
             player.client.info("time_left", round(match_ms - 1000 * player.used))
             timeout = turn_ms / 1000 + TOLERANCE
-            reply = (player.client.begin(timeout) if last is None
-                     else player.client.turn(*last, timeout=timeout))
+            if not game.moves:
+                reply = player.client.begin(timeout)
+            elif not informed[side]:
+                reply = player.client.board(
+                    [(m % size, m // size, 1 if i % 2 == side else 2)
+                     for i, m in enumerate(game.moves)], timeout)
+            else:
+                last = game.moves[-1]
+                reply = player.client.turn(last % size, last // size, timeout=timeout)
+            informed[side] = True
             player.used += reply.seconds
             player.turns.append(reply.seconds)
-            last = reply.move
-            game.play(game.point(*last))  # IllegalMoveError: the brain broke the rules
+            game.play(game.point(*reply.move))  # IllegalMoveError: the brain broke the rules
         for player in players:
             assert player.client.close() == 0
     finally:
         for player in players:
             player.client.kill()
-    return MatchRecord(game, tuple(players[0].turns), tuple(players[1].turns),
+    return MatchRecord(game, len(opening), tuple(players[0].turns), tuple(players[1].turns),
                        (players[0].used, players[1].used))
 
 
 def check(record: MatchRecord, turn_ms: int, match_ms: int) -> None:
     game = record.game
     turns = record.black_turns + record.white_turns
-    assert len(turns) == len(game.moves)
+    assert len(turns) == len(game.moves) - record.opening
     assert max(turns) <= turn_ms / 1000, f"a turn took {max(turns):.3f} s"
     assert max(record.used) <= match_ms / 1000, f"match time used: {record.used}"
     winner = game.winner()
@@ -96,12 +115,21 @@ def check(record: MatchRecord, turn_ms: int, match_ms: int) -> None:
           f"{record.used[0]:.2f} s and {record.used[1]:.2f} s")
 
 
-def test_a_fast_game_between_two_brains(tiny_model) -> None:
-    record = play_match(tiny_model("gomoku").path, 15, turn_ms=200, match_ms=5000)
+#: Openings as Gomocup starts games from (moves from Black's first).
+OPENINGS = {"empty board": (), "three stones": ((7, 7), (8, 6), (9, 9)),
+            "four stones": ((3, 3), (4, 4), (11, 3), (7, 10))}
+
+
+@pytest.mark.parametrize("opening", ["empty board", "three stones"])
+def test_a_fast_game_between_two_brains(tiny_model, opening: str) -> None:
+    record = play_match(tiny_model("gomoku").path, 15, turn_ms=200, match_ms=5000,
+                        opening=OPENINGS[opening])
     check(record, 200, 5000)
 
 
 @pytest.mark.slow
-def test_a_game_at_gomocup_limits(tiny_model) -> None:
-    record = play_match(tiny_model("gomoku").path, 15, turn_ms=1000, match_ms=60000)
+@pytest.mark.parametrize("opening", sorted(OPENINGS))
+def test_a_game_at_gomocup_limits(tiny_model, opening: str) -> None:
+    record = play_match(tiny_model("gomoku").path, 15, turn_ms=1000, match_ms=60000,
+                        opening=OPENINGS[opening])
     check(record, 1000, 60000)
