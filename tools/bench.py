@@ -34,7 +34,7 @@ from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.graph import layout
 from saz.tools.checkpoint import Checkpoint
 from saz.tools.export import export_checkpoint
-from saz.tools import bench_search
+from saz.tools import bench_gomocup, bench_gtp, bench_search
 from saz.tools.model import NetConfig, PolicyValueNet, collate
 
 
@@ -224,6 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     subparsers = parser.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
     _add_evaluator(subparsers)
     bench_search.add_parser(subparsers)
+    bench_gomocup.add_parser(subparsers)
+    bench_gtp.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 

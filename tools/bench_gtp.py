@@ -4,7 +4,7 @@ GUIs start engines often (Sabaki per game, GoGui on every attach, tournament man
 so this is what a user waits for. The network is not loaded then (it loads on the first search);
 this measures the interpreter, the imports and the session's start.
 
-    python -m saz.tools.bench_gtp_startup [--runs 20] [-- ENGINE ARGS...]
+    saz bench gtp [--runs 20] [-- ENGINE ARGS...]
 
 prints every run and the median, in milliseconds. The engine command defaults to the installed
 `saz gtp` console script.
@@ -32,13 +32,15 @@ def startup_seconds(command: Sequence[str]) -> float:
         client.close()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m saz.tools.bench_gtp_startup",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("engine", nargs="*",
-                        help="the engine's command line (default: saz gtp)")
-    args = parser.parse_args(argv)
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("gtp", help="saz gtp start-up: process start to the reply to name",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=20)
+    p.add_argument("engine", nargs="*", help="the engine's command line (default: saz gtp)")
+    p.set_defaults(handler=bench_gtp)
+
+
+def bench_gtp(args: argparse.Namespace) -> int:
     saz = shutil.which("saz")
     command = args.engine or ([saz, "gtp"] if saz else
                               [sys.executable, "-m", "saz.engine.cli", "gtp"])
@@ -49,7 +51,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{' '.join(command)}: median {statistics.median(runs) * 1000:.1f} ms, "
           f"min {min(runs) * 1000:.1f} ms, max {max(runs) * 1000:.1f} ms over {args.runs} runs")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
