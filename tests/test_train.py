@@ -201,6 +201,23 @@ def test_selfplay_records_positions_policies_and_outcomes() -> None:
     assert max(b for b, _ in net.calls) > config.leaves_per_search
 
 
+@pytest.mark.parametrize("game,size", [("go", 5), ("othello", 6)])
+def test_selfplay_plays_go_and_othello_to_a_result(game: str, size: int) -> None:
+    config = SelfPlayConfig(sizes=((size, size),), visits=8, games_in_flight=4, max_plies=2.0)
+    worker = SelfPlayWorker(game, {}, config, seed=5)
+    worker.load(UniformNet(), None)
+    records = []
+    while len(records) < 4:
+        records += worker.step(WorkerStats())
+    for record in records:
+        positions = record.positions
+        # Lone forced moves (Othello's pass) are played unsearched; Go stops at the ply cap.
+        assert 0 < len(positions) <= record.plies <= 2 * size * size
+        assert set(np.abs(positions.value).tolist()) == {0 if record.winner == DRAW else 1}
+        if game == "go":  # the extra node's komi feature survives packing: 7.5 / 25 points
+            assert np.allclose(np.abs(positions.features()[:, -1, 9]), 0.3)
+
+
 def test_match_alternates_colours_and_counts_every_game() -> None:
     player = NetworkPlayer("uniform", UniformNet(), visits=8)
     result = play_match("gomoku", {}, (7, 7), player, GreedyPlayer(1), games=6,
@@ -236,6 +253,23 @@ def test_learner_fits_a_fixed_set_of_positions(tmp_path: Path) -> None:
     assert learner.step == 160
     assert last.value < 0.6 * first.value
     assert last.policy < first.policy
+
+
+def test_learner_flushes_subnormal_weights() -> None:
+    import torch
+
+    from saz.tools.learner import SMALLEST_NORMAL, Learner, LearnerConfig
+    from saz.tools.model import NetConfig, PolicyValueNet
+
+    learner = Learner(PolicyValueNet(NetConfig(num_features=4, hidden=8, layers=1)),
+                      LearnerConfig(batch_size=8, threads=1))
+    weight = learner.net.fc1.weight
+    with torch.no_grad():
+        weight[0, :4] = torch.tensor([1e-40, -3e-39, 2e-38, 0.5])
+    learner.flush_subnormal()
+    assert weight[0, :4].tolist() == [0.0, 0.0, pytest.approx(2e-38), 0.5]
+    for p in learner.net.parameters():
+        assert not ((p != 0) & (p.abs() < SMALLEST_NORMAL)).any()
 
 
 def test_learning_rate_schedule_is_piecewise_constant() -> None:

@@ -8,6 +8,13 @@ weight decay, so that it means the same under SGD and Adam and shows up in the m
 Each batch mixes board sizes: the buffer samples uniformly across the window, every position gets
 a random board symmetry (`positions.augment`), and `model.collate` joins the graphs of all sizes
 into one torch-geometric batch.
+
+Weights never become subnormal: a weight whose data gradient has vanished (a dead unit) decays
+geometrically under the L2 term into the subnormal range, where CPUs compute many times slower. In
+a one-hour Gomoku run, 3,900 of 38,000 weights got there and the exported network evaluated 13x
+slower than at the start (5,500 against 430 positions/s at 9x9, one thread), so self-play slowed
+down generation after generation. Each step therefore flushes subnormal weights to zero; their
+contribution was below 1e-38 anyway.
 """
 from __future__ import annotations
 
@@ -25,6 +32,8 @@ from saz.tools.positions import PositionBatch, augment
 from saz.tools.replay import ReplayBuffer
 
 OPTIMIZERS = ("adam", "sgd")
+#: The smallest normal float32; anything nonzero below it in magnitude is subnormal.
+SMALLEST_NORMAL = float(np.finfo(np.float32).tiny)
 
 
 @dataclass(frozen=True)
@@ -130,7 +139,14 @@ class Learner:
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()
+        self.flush_subnormal()
         return policy_loss.item(), value_loss.item(), l2.item()
+
+    def flush_subnormal(self) -> None:
+        """Set the network's subnormal weights to zero (see the module docstring)."""
+        with torch.no_grad():
+            for p in self.net.parameters():
+                p.masked_fill_(p.abs() < SMALLEST_NORMAL, 0.0)
 
     def losses(self, groups: Sequence[PositionBatch],
                rng: np.random.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:

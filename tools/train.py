@@ -47,7 +47,7 @@ import onnxruntime
 import torch
 
 from saz.engine.evaluator import Evaluator
-from saz.engine.games import game_class
+from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.model_card import ModelCard, card_path
 from saz.engine.players import make_player
 from saz.tools.arena import Contestant, NetworkPlayer, play_match
@@ -159,6 +159,7 @@ class Trainer:
         if checkpoint.game != self.game_name:
             raise RunError(f"{self.run.checkpoint} trains {checkpoint.game}, not {self.game_name}")
         self.net.load_state_dict(checkpoint.state_dict)
+        self.learner.flush_subnormal()  # checkpoints written before the learner flushed them
         record = checkpoint.training
         self.generation = int(record["generations"])
         self.learner.step = int(record["steps"])
@@ -397,7 +398,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="saz train",
         description="AlphaZero self-play training on small boards, in generations, into a run "
                     "directory that --resume continues.")
-    parser.add_argument("--game", choices=("go", "gomoku", "othello"),
+    parser.add_argument("--game", choices=GAME_NAMES,
                         help="the game (required for a new run; a resumed run knows it)")
     parser.add_argument("--config", type=Path,
                         help="training config TOML (default: the game's shipped config)")
@@ -452,6 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         trainer = Trainer(run, game, config, command)
         if config.learner.threads:
             torch.set_num_threads(config.learner.threads)
+        torch.set_flush_denormal(True)  # subnormal arithmetic is many times slower on CPUs
         if args.resume:
             trainer.resume()
         else:
