@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
+
 from saz.engine.games.base import Game
 from saz.engine.games.errors import GameError
 

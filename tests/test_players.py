@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from saz.engine.games import BLACK, WHITE, GameError, new_game
 from saz.engine.games.go import Go
 from saz.engine.games.gomoku import Gomoku

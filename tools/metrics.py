@@ -97,6 +97,7 @@ def plot(log: MetricsLog, folder: str | Path) -> list[Path]:
 
     matplotlib.use("Agg")  # files only: a training run has no display
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -112,12 +113,21 @@ def plot(log: MetricsLog, folder: str | Path) -> list[Path]:
          [(c, c[len(EVAL_PREFIX):].replace("_", " at ")) for c in log.columns
           if c.startswith(EVAL_PREFIX)]),
     )
+    colours: dict[str, str] = {}
     for name, title, ylabel, curves in panels:
         fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
         for column, label in curves:
             xs, ys = log.series(column)
-            if xs:
-                ax.plot(xs, ys, marker="o" if len(xs) < 30 else None, markersize=3, label=label)
+            if not xs:
+                continue
+            style: dict[str, str] = {}
+            if column.startswith(EVAL_PREFIX):  # one colour per opponent, dashed past the
+                opponent = column[len(EVAL_PREFIX):column.rfind("_")]  # first size
+                style["color"] = colours.setdefault(opponent, f"C{len(colours)}")
+                style["linestyle"] = "-" if column.endswith(_first_size(log.columns)) else "--"
+            ax.plot(xs, ys, marker="o" if len(xs) < 30 else None, markersize=3, label=label,
+                    **style)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(title)
         ax.set_xlabel("generation")
         ax.set_ylabel(ylabel)
@@ -134,6 +144,12 @@ def plot(log: MetricsLog, folder: str | Path) -> list[Path]:
         tmp.replace(path)
         drawn.append(path)
     return drawn
+
+
+def _first_size(columns: Sequence[str]) -> str:
+    """The board size of the first evaluation column ("_9x9"), or "" when there is none."""
+    first = next((c for c in columns if c.startswith(EVAL_PREFIX)), "")
+    return first[first.rfind("_"):] if first else ""
 
 
 def columns_for(eval_columns: Iterable[str], plies_columns: Iterable[str]) -> tuple[str, ...]:

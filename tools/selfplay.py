@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from saz.engine.games import DRAW, Game, new_game
+from saz.engine.games import DRAW, GAME_NAMES, Game, new_game
 from saz.engine.search.mcts import PolicyValueNet, choose_move
 from saz.engine.search.options import SearchOptions
 from saz.tools.lockstep import Lockstep, TreeSearch
@@ -525,7 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m saz.tools.selfplay",
         description="Self-play throughput: positions searched per second with the worker pool, "
                     "for each worker count (printed as a Markdown table).")
-    parser.add_argument("--game", default="gomoku", choices=("go", "gomoku", "othello"))
+    parser.add_argument("--game", default="gomoku", choices=GAME_NAMES)
     parser.add_argument("--size", type=parse_size, default=(9, 9), help="board size (default 9)")
     parser.add_argument("--visits", type=int, default=100)
     parser.add_argument("--workers", default="1,2", help="worker counts to compare (default 1,2)")
