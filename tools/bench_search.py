@@ -99,8 +99,12 @@ def bench_search(args: argparse.Namespace) -> int:
         print(f"| search leaves/s / network evals/s | {leaves_per_second / raw_positions:.2f} |")
         if args.baseline_visits > 0:
             baseline = _run_baseline(evaluator, positions, args.baseline_visits)
+            single = _raw_speed(evaluator, positions, 1)
             print(f"| baseline (recursive, single leaf) playouts/s | {baseline:,.0f} |")
             print(f"| search / baseline | {stats.playouts_per_second / baseline:.2f}x |")
+            print(f"| network alone at batch 1, evals/s | {single:,.0f} |")
+            print(f"| the cap on search / baseline: network batch {mean_batch} / batch 1 | "
+                  f"{raw / single:.2f}x |")
     return 0
 
 
