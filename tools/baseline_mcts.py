@@ -3,7 +3,8 @@
 alpha-zero-general keeps its statistics in dictionaries keyed by the position (Qsa, Nsa, Ns, Ps,
 Es, Vs), recurses from the root to one leaf per simulation, replays the moves on the way down and
 asks the network about that one leaf. This is that algorithm, written as fast as the style
-honestly allows: Zobrist hashes instead of board strings as keys, numpy for the PUCT scores of
+honestly allows: Zobrist hashes (with the game-over and last-pass flags) instead of board strings
+as keys, numpy for the PUCT scores of
 all legal moves, the same rules and the same network (batch of one) as saz's search. It exists
 only to measure what the batched, array-based search in `engine/search` gains over it.
 """
@@ -19,17 +20,27 @@ from saz.engine.graph import layout
 from saz.engine.search.mcts import PolicyValueNet
 
 
+#: A position's key: its Zobrist hash, and what the hash does not see but the rules do (whether
+#: the game is over, whether the last move was a pass: Go's second pass ends the game).
+Key = tuple[int, bool, bool]
+
+
+def _key(game: Game) -> Key:
+    last_was_pass = bool(game.moves) and game.moves[-1] == game.pass_move
+    return game.hash, game.is_over(), last_was_pass
+
+
 class RecursiveMCTS:
     """alpha-zero-general's MCTS over a saz `Game` and a saz evaluator."""
 
     def __init__(self, evaluator: PolicyValueNet, c_puct: float = 1.5) -> None:
         self.evaluator = evaluator
         self.c_puct = c_puct
-        self.Qsa: dict[tuple[int, int], float] = {}
-        self.Nsa: dict[tuple[int, int], int] = {}
-        self.Ns: dict[int, int] = {}
-        self.Ps: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # legal moves, priors
-        self.Es: dict[int, float | None] = {}
+        self.Qsa: dict[tuple[Key, int], float] = {}
+        self.Nsa: dict[tuple[Key, int], int] = {}
+        self.Ns: dict[Key, int] = {}
+        self.Ps: dict[Key, tuple[np.ndarray, np.ndarray]] = {}  # legal moves, priors
+        self.Es: dict[Key, float | None] = {}
         self.evaluations = 0
 
     def search_visits(self, game: Game, simulations: int) -> dict[int, int]:
@@ -41,13 +52,13 @@ class RecursiveMCTS:
                 self._search(game.copy())
         finally:
             sys.setrecursionlimit(limit)
-        s = game.hash
+        s = _key(game)
         moves = self.Ps[s][0] if s in self.Ps else np.empty(0, dtype=np.int64)
         return {int(a): self.Nsa.get((s, int(a)), 0) for a in moves}
 
     def _search(self, game: Game) -> float:
         """One simulation; returns the value from the view of the player who moved into `game`."""
-        s = game.hash
+        s = _key(game)
         if s not in self.Es:
             self.Es[s] = game.outcome_for(game.to_move) if game.is_over() else None
         ended = self.Es[s]
