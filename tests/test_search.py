@@ -143,10 +143,39 @@ def test_stop_when_idle_does_not_cut_the_next_search() -> None:
     assert result.root_visits >= 200
 
 
-def test_time_limit_is_kept() -> None:
-    search = MCTS(FakeNet(), SearchOptions(batch_size=8))
-    result = search.search(new_game("go", 9), SearchLimits(soft_seconds=0.3, hard_seconds=0.3))
-    assert 0.25 < result.stats.seconds < 0.6
+class FakeClock:
+    """A clock that advances only when the fake network runs: 10 ms per call."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class TimedNet:
+    """Wraps a fake network so that each call takes 10 ms of the fake clock."""
+
+    def __init__(self, inner: FakeNet, clock: FakeClock) -> None:
+        self.inner = inner
+        self.clock = clock
+        self.calls = inner.calls
+
+    def run(self, x, layout, mask=None):
+        self.clock.t += 0.01
+        return self.inner.run(x, layout, mask)
+
+
+@pytest.mark.parametrize("pipeline", [False, True])
+def test_time_limit_is_kept(pipeline: bool) -> None:
+    clock = FakeClock()
+    net = TimedNet(FakeNet(), clock)
+    search = MCTS(net, SearchOptions(batch_size=8, pipeline=pipeline), now=clock)
+    result = search.search(new_game("go", 9), SearchLimits(soft_seconds=0.3, hard_seconds=0.3,
+                                                           early_stop=False))
+    # 30 network calls fit in 0.3 s; a pipelined search may have one more batch in flight.
+    assert 30 <= len(net.calls) <= 32
+    assert result.stats.seconds == pytest.approx(clock.t)
 
 
 def test_early_stop_when_the_leader_cannot_be_caught() -> None:
@@ -168,12 +197,14 @@ class OneMoveNet(FakeNet):
 
 
 def test_early_stop_on_time_when_the_leader_cannot_be_caught() -> None:
-    search = MCTS(OneMoveNet(), SearchOptions(batch_size=8))
+    clock = FakeClock()
+    net = TimedNet(OneMoveNet(), clock)
+    search = MCTS(net, SearchOptions(batch_size=8, pipeline=False), now=clock)
     result = search.search(new_game("gomoku", 9), SearchLimits(soft_seconds=4, hard_seconds=30))
     assert result.best_move == 3
     # The leader takes ~85% of the visits, so its lead passes the playouts the remaining soft
-    # time could still bring after about 4 / 1.85 s.
-    assert result.stats.seconds < 3.2
+    # time could still bring after about 4 / 1.85 s of the fake clock.
+    assert 1.5 < clock.t < 3.2
 
 
 def test_immediate_win_is_played_without_search() -> None:

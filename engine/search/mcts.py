@@ -134,8 +134,11 @@ def choose_move(result: SearchResult, temperature: float, rng: np.random.Generat
 class MCTS:
     """A reusable search tree bound to one evaluator."""
 
-    def __init__(self, evaluator: PolicyValueNet, options: SearchOptions | None = None) -> None:
+    def __init__(self, evaluator: PolicyValueNet, options: SearchOptions | None = None, *,
+                 now: Callable[[], float] = time.monotonic) -> None:
         self.evaluator = evaluator
+        #: The time source of the search's limits (a fake clock in tests).
+        self._now = now
         self.options = options or SearchOptions()
         self.rng = np.random.default_rng(self.options.seed)
         self.root: Node | None = None
@@ -192,7 +195,7 @@ class MCTS:
                 on_progress: Callable[[SearchResult], None] | None,
                 progress_interval: float, allowed: set[int] | None,
                 stop: threading.Event) -> SearchResult:
-        start = time.monotonic()
+        start = self._now()
         root = self._root_for(game)
         wins = [m for m in root.game.winning_moves() if allowed is None or m in allowed]
         if wins:
@@ -216,7 +219,7 @@ class MCTS:
         in_flight: deque[tuple[_Batch, Future[_Output] | _Output]] = deque()
         next_progress = start + progress_interval
         while not (self._stop.is_set() or stop.is_set()):
-            if self._limit_reached(root, limits, counters, time.monotonic() - start):
+            if self._limit_reached(root, limits, counters, self._now() - start):
                 break
             if self._nodes >= self.options.max_nodes:
                 break
@@ -226,9 +229,9 @@ class MCTS:
                 in_flight.append((batch, job))
             if len(in_flight) > depth or (batch is None and in_flight):
                 self._finish_oldest(in_flight, counters)
-            if on_progress is not None and time.monotonic() >= next_progress:
+            if on_progress is not None and self._now() >= next_progress:
                 on_progress(self._result(root, counters, start))
-                next_progress = time.monotonic() + progress_interval
+                next_progress = self._now() + progress_interval
         while in_flight:
             self._finish_oldest(in_flight, counters)
         return self._result(root, counters, start)
@@ -311,7 +314,7 @@ class MCTS:
             raise ValueError("the game is over: there is no move to search")
         if self.options.subgraphs.enabled:
             raise ValueError("lockstep search evaluates full positions: disable subgraphs")
-        self._lock = _Lockstep(self._root_for(game), _Counters(), time.monotonic())
+        self._lock = _Lockstep(self._root_for(game), _Counters(), self._now())
         root = self._lock.root
         wins = root.game.winning_moves()
         if wins:
@@ -483,7 +486,7 @@ class MCTS:
 
     # -- results ---------------------------------------------------------------------------------
     def _decided(self, root: Node, move: int, value: float, start: float) -> SearchResult:
-        stats = SearchStats(seconds=time.monotonic() - start, nodes=self._nodes)
+        stats = SearchStats(seconds=self._now() - start, nodes=self._nodes)
         info = MoveInfo(move, 0, value, 1.0, value, (move,))
         return SearchResult(move, value, root.n, (info,), stats, True, root.game.num_nodes)
 
@@ -502,7 +505,7 @@ class MCTS:
         else:  # nothing searched yet: the network's favourite, else any legal move
             best = root.moves[0] if root.moves else int(root.game.legal_moves()[0])
         value = -root.w / root.n if root.n else 0.0
-        stats = counters.freeze(time.monotonic() - start, self._nodes)
+        stats = counters.freeze(self._now() - start, self._nodes)
         return SearchResult(best, value, root.n, tuple(infos), stats, False, root.game.num_nodes)
 
 
