@@ -37,11 +37,9 @@ def test_clock_budget_is_used(tiny_model) -> None:
     engine = Engine(EngineConfig(game="gomoku", model=tiny_model("gomoku").path))
     engine.new_game(9)
     engine.set_time_control(Absolute(2.0))
-    start = time.monotonic()
     engine.genmove()
-    took = time.monotonic() - start
-    assert 0.005 < took < 1.0  # a fair share of 2 s for a game of dozens of moves
-    assert engine.clock.state.main_left < 2.0
+    # Some of the 2 s went to the move, far less than half: a game has dozens of moves.
+    assert 1.0 < engine.clock.state.main_left < 2.0
 
 
 def test_fixed_visits_control(tiny_model) -> None:
