@@ -1,7 +1,7 @@
 """`saz bench BENCHMARK ...`: speed measurements, printed as Markdown tables for docs/BENCHMARKS.md.
 
     saz bench evaluator --game go --sizes 9,15,19 --batch 1,8,32,128 [--hidden H] [--device D]
-                        [--model PATH] [--threads T]
+                        [--model PATH] [--threads T] [--cpu-time]
     saz bench search --game gomoku --size 15 --visits 800 ...   (see tools/bench_search.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
@@ -64,24 +64,28 @@ MAX_OTHER_LOAD = 0.10
 
 
 def measure(fn: Callable[[], object], *, min_seconds: float, min_runs: int = 5,
-            attempts: int = 8, pause: float = 1.0) -> Timing:
+            attempts: int = 8, pause: float = 1.0, cpu_time: bool = False) -> Timing:
     """Median wall time of `fn()` after warm-up, over at least `min_runs` calls and
     `min_seconds`. The development machine is shared, so a measurement during which other
     processes used more than MAX_OTHER_LOAD cores is taken again after `pause` seconds (up to
-    `attempts` times; the quietest one is kept)."""
+    `attempts` times; the quietest one is kept).
+
+    `cpu_time` times this process's CPU seconds instead of wall time: what a single-threaded
+    `fn` costs while other processes take turns on the cores (no retries needed then)."""
+    clock = time.process_time if cpu_time else time.perf_counter
     for _ in range(3):
         fn()
     best: Timing | None = None
     for _ in range(attempts):
         other_start, times = other_cpu_seconds(), []
-        start = time.perf_counter()
-        while len(times) < min_runs or time.perf_counter() - start < min_seconds:
-            t = time.perf_counter()
+        start, wall_start = clock(), time.perf_counter()
+        while len(times) < min_runs or clock() - start < min_seconds:
+            t = clock()
             fn()
-            times.append(time.perf_counter() - t)
-        wall = time.perf_counter() - start
+            times.append(clock() - t)
+        wall = time.perf_counter() - wall_start
         other_end = other_cpu_seconds()
-        load = None if other_start is None or other_end is None else \
+        load = None if other_start is None or other_end is None or cpu_time else \
             max(0.0, (other_end - other_start) / wall)
         timing = Timing(statistics.median(times), load)
         if load is None or load <= MAX_OTHER_LOAD:
@@ -141,11 +145,21 @@ def _add_evaluator(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--repeat", type=int, default=3, help="measure each cell this many times, "
                    "alternating engines, and report the median (default 3)")
     p.add_argument("--no-torch", action="store_true", help="skip the torch eager comparison")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="time CPU seconds of this process instead of wall time, one thread for "
+                        "onnxruntime and torch alike: comparable figures on a busy machine")
     p.set_defaults(handler=bench_evaluator)
 
 
 def bench_evaluator(args: argparse.Namespace) -> int:
     game = game_class(args.game)
+    if args.cpu_time:
+        if args.threads not in (None, 1):
+            print("saz bench: --cpu-time measures one thread; drop --threads or pass 1",
+                  file=sys.stderr)
+            return 2
+        args.threads = 1
+        torch.set_num_threads(1)
     with tempfile.TemporaryDirectory(prefix="saz-bench-") as tmp:
         net: PolicyValueNet | None = None
         model = args.model
@@ -171,6 +185,8 @@ def bench_evaluator(args: argparse.Namespace) -> int:
               f"onnxruntime on {evaluator.provider} ({evaluator.threads} intra-op threads); "
               f"torch {torch.__version__} eager ({torch.get_num_threads()} threads)")
         print(f"# start-up (card checks + session): {startup.seconds * 1e3:.1f} ms")
+        if args.cpu_time:
+            print("# times are CPU seconds of this process per call (--cpu-time)")
         print()
         print("| size | batch | ORT evals/s | ORT ms | torch evals/s | torch ms | ORT speed-up |")
         print("|---|---|---|---|---|---|---|")
@@ -185,13 +201,12 @@ def bench_evaluator(args: argparse.Namespace) -> int:
                 graphs = collate(list(x), [lay] * batch) if use_torch else None
                 ort_runs: list[Timing] = []
                 torch_runs: list[Timing] = []
+                timer = partial(measure, min_seconds=args.seconds, cpu_time=args.cpu_time)
                 for _ in range(args.repeat):
-                    ort_runs.append(measure(partial(evaluator.run, x, lay),
-                                            min_seconds=args.seconds))
+                    ort_runs.append(timer(partial(evaluator.run, x, lay)))
                     if graphs is not None:
                         with torch.inference_mode():
-                            torch_runs.append(measure(partial(net, *graphs),
-                                                      min_seconds=args.seconds))
+                            torch_runs.append(timer(partial(net, *graphs)))
                 noisy |= any((t.other_load or 0.0) > MAX_OTHER_LOAD
                              for t in ort_runs + torch_runs)
                 print(_row(f"{width}x{height}", batch, ort_runs, torch_runs), flush=True)

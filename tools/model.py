@@ -41,12 +41,15 @@ from saz.engine.model_card import MASKED_LOG_PROB
 class NetConfig:
     """The network's shape.
 
-    The defaults (hidden 64, three layers) were chosen by measurement on the 2-core development
-    CPU (`saz bench evaluator`, docs/BENCHMARKS.md): hidden 64 evaluates 19x19 at about 4k
-    positions/s in batches of 8, hidden 128 at about half that for four times the GIN/FC weights,
-    and the search needs the throughput more than the capacity on that machine. Three GIN layers
-    are the paper's depth; the extra node makes every point at most two hops from every other,
-    so more layers add little reach.
+    Defaults, measured on the 2-core development CPU (onnxruntime, one thread, 19x19 in batches
+    of 8; docs/BENCHMARKS.md, "Evaluator"): hidden 32 evaluates 4.0k positions/s with 10k
+    parameters, hidden 64 1.9k with 39k, hidden 128 0.7k with 151k. Cost grows about linearly
+    with the width here, so 64 buys four times the weights of 32 for half the speed, while 128
+    would cost another 2.7x: the search on two cores needs the evaluations more than the extra
+    capacity (which no trained comparison has measured yet). Three GIN layers are the paper's
+    depth: each point sees the points three steps away, and the extra node, joined to every
+    point, carries board-wide information in two hops. Dropout 0.1 is light regularisation for
+    a net trained on plentiful self-play data.
     """
 
     #: Input width: the game's `len(feature_names)`.
