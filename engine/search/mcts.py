@@ -78,6 +78,9 @@ class MoveInfo:
 
 @dataclass(frozen=True)
 class SearchStats:
+    """What one search did: descents, network calls and where the time went."""
+
+    #: Descents backed up, those the rules settled without the network included.
     playouts: int = 0
     batches: int = 0
     evaluated: int = 0
