@@ -374,3 +374,24 @@ def test_tactics_with_a_random_network(tiny_model, diagram: list[str],
     evaluator = Evaluator(tiny_model("gomoku").path, game="gomoku")
     result = MCTS(evaluator, SearchOptions(batch_size=8)).search(game, SearchLimits(visits=64))
     assert game.grid.xy(result.best_move) in expected
+
+
+def test_a_move_proven_lost_is_not_visited_again() -> None:
+    """Black faces an open four: each black move is a proven loss after one visit, so the search
+    tries every move once and never returns to those it has settled (one must take the rest)."""
+    game = gomoku_from([
+        ".........",
+        ".........",
+        "..OOOO...",
+        ".........",
+        "X........",
+        ".........",
+        "X.......X",
+        ".........",
+        "X........",
+    ])
+    search = MCTS(FakeNet(), SearchOptions(batch_size=4, seed=5))
+    result = search.search(game, SearchLimits(visits=300, early_stop=False))
+    visits = sorted(m.visits for m in result.moves)
+    assert len(visits) == len(game.legal_moves())
+    assert visits[:-1] == [1] * (len(visits) - 1)

@@ -80,7 +80,12 @@ class Node:
 
 
 def select(node: Node, c_puct: float, fpu_reduction: float) -> int:
-    """The index of the child maximising PUCT. Scans the tried prefix and one candidate."""
+    """The index of the child maximising PUCT. Scans the tried prefix and one candidate.
+
+    A move the rules have proven lost (its child's side to move wins: `terminal == 1`) is not
+    visited again: another visit could only confirm it, and it would cost a descent (in Go, a
+    pass that lets the opponent end the game won is revisited otherwise). When every move is
+    proven lost, any will do."""
     children = node.children
     priors = node.priors
     tried = node.tried
@@ -96,11 +101,13 @@ def select(node: Node, c_puct: float, fpu_reduction: float) -> int:
         best = -1e300
     for i in range(tried):
         child = children[i]
+        if child.terminal == 1.0:
+            continue
         n = child.n
         score = (child.w / n if n else fpu) + c_sqrt * priors[i] / (1 + n)  # type: ignore[index]
         if score > best:
             best, best_i = score, i
-    return best_i
+    return best_i if best_i >= 0 else 0
 
 
 def add_virtual_loss(path: list[Node], amount: int) -> None:
