@@ -1,4 +1,4 @@
-"""The trainer: packed positions, symmetries, the replay window, resignation calibration,
+"""The trainer: packed positions, the replay window, resignation calibration,
 lockstep self-play and matches, the learner, configs, and `saz train` end to end (a tiny run
 whose model the engine plays, and a run killed mid-generation and resumed)."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ from saz.engine.graph import GraphLayout
 from saz.engine.players import GreedyPlayer, RandomPlayer
 from saz.tools.arena import NetworkPlayer, play_match
 from saz.tools.lockstep import Lockstep
-from saz.tools.positions import PackError, PositionBatch, augment, symmetries
+from saz.tools.positions import PackError, PositionBatch
 from saz.tools.replay import ReplayBuffer
 from saz.tools.selfplay import Resignation, SelfPlayConfig, SelfPlayWorker, WorkerStats
 from saz.tools.train_config import CONFIGS_DIR, ConfigError, TrainConfig
@@ -75,7 +75,7 @@ def batch(width: int, height: int, count: int, seed: int = 0, features: int = 4)
     return PositionBatch.pack(width, height, x, policy, rng.integers(-1, 2, count))
 
 
-# -- packed positions and symmetries -----------------------------------------------------------------
+# -- packed positions --------------------------------------------------------------------------------
 def test_packed_positions_round_trip() -> None:
     rng = np.random.default_rng(1)
     x = (rng.random((3, 26, 4)) < 0.5).astype(np.float32)
@@ -94,31 +94,6 @@ def test_a_real_valued_point_feature_cannot_be_packed() -> None:
     x[0, 3, 1] = 0.5
     with pytest.raises(PackError):
         PositionBatch.pack(5, 5, x, np.full((1, 26), 1 / 26, np.float32), np.zeros(1))
-
-
-def test_symmetries_of_square_and_rectangular_boards() -> None:
-    square, wide = symmetries(3, 3), symmetries(4, 2)
-    assert square.shape == (8, 9) and wide.shape == (4, 8)
-    assert square[0].tolist() == list(range(9))
-    assert len({tuple(p) for p in square}) == 8
-    assert all(sorted(p) == list(range(9)) for p in square)
-    # The mirror of a 4x2 board: row [0 1 2 3] reads [3 2 1 0].
-    assert wide[1].tolist() == [3, 2, 1, 0, 7, 6, 5, 4]
-
-
-def test_augment_moves_features_and_policy_together() -> None:
-    rng = np.random.default_rng(2)
-    x = np.zeros((50, 10, 2), np.float32)
-    x[:, 0, 0] = 1.0  # a stone on the corner point 0
-    x[:, -1] = 7.0
-    policy = np.zeros((50, 10), np.float32)
-    policy[:, 0] = 1.0  # ... which is also the move the target prefers
-    augment(x, policy, 3, 3, rng)
-    corners = {0, 2, 6, 8}
-    where_stone = np.argmax(x[:, :-1, 0], axis=1)
-    assert np.array_equal(where_stone, np.argmax(policy[:, :-1], axis=1))
-    assert set(where_stone.tolist()) == corners  # 50 draws reach all four corners
-    assert np.all(x[:, -1] == 7.0) and np.all(policy[:, -1] == 0.0)
 
 
 # -- the replay buffer -----------------------------------------------------------------------------
@@ -244,7 +219,7 @@ def test_learner_fits_a_fixed_set_of_positions(tmp_path: Path) -> None:
     buffer = ReplayBuffer(tmp_path, window=1000, num_features=4)
     buffer.add(1, [batch(5, 5, 32), batch(6, 6, 32, seed=1)], {})
     learner = Learner(PolicyValueNet(NetConfig(num_features=4, hidden=16, layers=2)),
-                      LearnerConfig(batch_size=32, lr_schedule=((0, 3e-3),), augment=False,
+                      LearnerConfig(batch_size=32, lr_schedule=((0, 3e-3),),
                                     threads=1))
     rng = np.random.default_rng(0)
     first = learner.train(buffer, 5, rng)

@@ -5,9 +5,10 @@ the network's log-policy over all nodes, plus the squared error of the value aga
 outcome, plus an L2 penalty on the weights (written out in the loss rather than as the optimiser's
 weight decay, so that it means the same under SGD and Adam and shows up in the metrics).
 
-Each batch mixes board sizes: the buffer samples uniformly across the window, every position gets
-a random board symmetry (`positions.augment`), and `model.collate` joins the graphs of all sizes
-into one torch-geometric batch.
+Each batch mixes board sizes: the buffer samples uniformly across the window and `model.collate`
+joins the graphs of all sizes into one torch-geometric batch. There is no rotation or reflection
+augmentation (DESIGN.md, after the paper): the network must learn what it knows from the positions
+as they were played, the same on every board size.
 
 Weights never become subnormal: a weight whose data gradient has vanished (a dead unit) decays
 geometrically under the L2 term into the subnormal range, where CPUs compute many times slower. In
@@ -28,7 +29,7 @@ import torch
 
 from saz.engine.graph import layout
 from saz.tools.model import PolicyValueNet, collate
-from saz.tools.positions import PositionBatch, augment
+from saz.tools.positions import PositionBatch
 from saz.tools.replay import ReplayBuffer
 
 OPTIMIZERS = ("adam", "sgd")
@@ -50,8 +51,6 @@ class LearnerConfig:
     momentum: float = 0.9
     l2: float = 1e-4
     value_weight: float = 1.0
-    #: A random board symmetry per position.
-    augment: bool = True
     #: torch threads (0: torch's default).
     threads: int = 0
 
@@ -121,7 +120,7 @@ class Learner:
             rate = self.config.learning_rate(self.step)
             for group in self.optimizer.param_groups:
                 group["lr"] = rate
-            sums += self.train_step(buffer.sample(self.config.batch_size, rng), rng)
+            sums += self.train_step(buffer.sample(self.config.batch_size, rng))
             self.step += 1
             if on_step is not None:
                 on_step(i)
@@ -129,11 +128,10 @@ class Learner:
         policy, value, l2 = sums / max(steps, 1)
         return Losses(float(policy), float(value), float(l2), steps)
 
-    def train_step(self, groups: Sequence[PositionBatch],
-                   rng: np.random.Generator) -> tuple[float, float, float]:
+    def train_step(self, groups: Sequence[PositionBatch]) -> tuple[float, float, float]:
         """One optimiser step on positions grouped by board size; the step's (policy, value,
         l2) losses before the update."""
-        policy_loss, value_loss = self.losses(groups, rng)
+        policy_loss, value_loss = self.losses(groups)
         l2 = self.config.l2 * torch.stack([(p * p).sum() for p in self._penalised]).sum()
         loss = policy_loss + self.config.value_weight * value_loss + l2
         self.optimizer.zero_grad(set_to_none=True)
@@ -148,10 +146,8 @@ class Learner:
             for p in self.net.parameters():
                 p.masked_fill_(p.abs() < SMALLEST_NORMAL, 0.0)
 
-    def losses(self, groups: Sequence[PositionBatch],
-               rng: np.random.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Mean policy cross-entropy and value squared error of the network on the positions
-        (augmented when `rng` is given and the config asks for it)."""
+    def losses(self, groups: Sequence[PositionBatch]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Mean policy cross-entropy and value squared error of the network on the positions."""
         xs: list[np.ndarray] = []
         layouts = []
         targets: list[np.ndarray] = []
@@ -159,8 +155,6 @@ class Learner:
         for group in groups:
             x = group.features()
             policy = group.policy.astype(np.float32)
-            if rng is not None and self.config.augment:
-                augment(x, policy, group.width, group.height, rng)
             xs.extend(x)
             layouts.extend([layout(group.width, group.height)] * len(group))
             targets.append(policy.reshape(-1))

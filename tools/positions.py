@@ -1,4 +1,4 @@
-"""Training positions in compact form, and the board symmetries that multiply them.
+"""Training positions in compact form.
 
 A self-play position is the network's input `[N, F]` (N nodes: the points, then the extra node),
 its policy target `[N]` (the search's visit distribution, pass included) and its value target.
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
@@ -114,29 +113,3 @@ class PositionBatch:
                            *(arrays[f"{size}/{name}"]
                              for name in ("bits", "extra", "policy", "value"))))
         return out
-
-
-@cache
-def symmetries(width: int, height: int) -> np.ndarray:
-    """The board's symmetries as point permutations `[S, num_points]`: `board[perm]` is the
-    transformed board. Eight for a square board (rotations and reflections), four otherwise
-    (identity, both mirrors, half turn). The first is the identity. Read-only."""
-    grid = np.arange(width * height).reshape(height, width)
-    views = [grid, grid[:, ::-1], grid[::-1, :], grid[::-1, ::-1]]
-    if width == height:
-        views += [v.T for v in views]
-    perms = np.stack([v.reshape(-1) for v in views])
-    perms.setflags(write=False)
-    return perms
-
-
-def augment(x: np.ndarray, policy: np.ndarray, width: int, height: int,
-            rng: np.random.Generator) -> None:
-    """Apply an independent random board symmetry to each position of a `width` x `height`
-    board, in place: the point rows of `x [k, N, F]` and of `policy [k, N]` move together; the
-    extra node stays last. Valid for every game here: their rules and features do not depend on
-    the board's orientation."""
-    perms = symmetries(width, height)
-    chosen = perms[rng.integers(len(perms), size=len(policy))]  # [k, num_points]
-    x[:, :-1] = np.take_along_axis(x[:, :-1], chosen[:, :, None], axis=1)
-    policy[:, :-1] = np.take_along_axis(policy[:, :-1], chosen, axis=1)
