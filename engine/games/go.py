@@ -260,6 +260,7 @@ class Go(Game):
         self._moves: list[int] = []
         self._undo_stack: list[tuple] = []
         self._legal: int | None = None  # the legal points, once computed for this position
+        self._scored: tuple[tuple[int, int, int], dict[int, int]] | None = None  # see _areas
         #: Earlier positions (this one included) as stone hashes, keyed by their stone count.
         self._seen: dict[int, tuple[int, ...]] = {(black | white).bit_count(): (self._stone_hash,)}
 
@@ -572,15 +573,28 @@ class Go(Game):
     # -- end of the game --------------------------------------------------------------------------
     def area(self, color: int) -> int:
         """Tromp-Taylor area of `color`: its stones plus the empty points that reach only it."""
-        occupancy = self._occupancy
-        empty = occupancy[EMPTY]
-        mine = self._geo.flood(occupancy[color], occupancy[color] | empty)
-        theirs = self._geo.flood(occupancy[-color], occupancy[-color] | empty)
-        return occupancy[color].bit_count() + (mine & ~theirs & empty).bit_count()
+        return self._areas()[color]
 
     def score(self) -> float:
         """Black's area minus White's area minus komi (positive: Black is ahead)."""
-        return self.area(BLACK) - self.area(WHITE) - self.rules.komi
+        areas = self._areas()
+        return areas[BLACK] - areas[WHITE] - self.rules.komi
+
+    def _areas(self) -> dict[int, int]:
+        """Both areas, from one flood per colour. Remembered for the stones they were counted on:
+        the search scores a position after a pass and again after the second pass, on the same
+        stones, and each flood takes up to a board's diameter of dilations."""
+        occupancy = self._occupancy
+        cached = self._scored
+        if cached is not None and cached[0] is occupancy:
+            return cached[1]
+        empty = occupancy[EMPTY]
+        reach = {color: self._geo.flood(occupancy[color], occupancy[color] | empty) & empty
+                 for color in (BLACK, WHITE)}
+        areas = {color: occupancy[color].bit_count() + (reach[color] & ~reach[-color]).bit_count()
+                 for color in (BLACK, WHITE)}
+        self._scored = (occupancy, areas)
+        return areas
 
     def winner(self) -> int | None:
         if self._passes < 2:
