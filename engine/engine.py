@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from saz.engine.games import Game, GameError, new_game
+from saz.engine.players import PlayerSearch, make_player
 from saz.engine.search.clock import (
     FixedTimePerMove,
     FixedVisits,
@@ -54,6 +55,9 @@ class EngineConfig:
     search: SearchOptions = field(default_factory=SearchOptions)
     #: Rules keywords for new games (Go: komi; Gomoku: rule).
     rules: dict[str, Any] = field(default_factory=dict)
+    #: A reference player ("random", "greedy") that answers instead of the search; no model is
+    #: loaded. The front-ends' `--player`, so that matches test the protocol path, not a network.
+    player: str | None = None
 
 
 class Engine:
@@ -65,7 +69,7 @@ class Engine:
         self.rules: dict[str, Any] = dict(config.rules)
         self.game: Game = new_game(self.game_name, DEFAULT_SIZES[self.game_name], **self.rules)
         self.clock = clock or TimeManager(self._default_control())
-        self._searches: dict[str, MCTS] = {}
+        self._searches: dict[str, MCTS | PlayerSearch] = {}
         self._background: threading.Thread | None = None
         #: The stop request of the search running now (or about to): a fresh one per search, so
         #: a stop that arrives before the search's thread gets going is never lost.
@@ -196,9 +200,13 @@ class Engine:
         return SearchLimits(visits=visits, soft_seconds=finite(budget.soft),
                             hard_seconds=finite(budget.hard))
 
-    def _searcher(self) -> MCTS:
-        """The search of the current game, loading its network on first use (ModelError)."""
+    def _searcher(self) -> MCTS | PlayerSearch:
+        """The search of the current game, loading its network on first use (ModelError); the
+        configured reference player instead, when there is one."""
         search = self._searches.get(self.game_name)
+        if search is None and self.config.player is not None:
+            search = PlayerSearch(make_player(self.config.player))
+            self._searches[self.game_name] = search
         if search is None:
             from saz.engine.evaluator import Evaluator, default_model_path
 

@@ -12,17 +12,22 @@ They are the yardsticks a trained network must beat (the trainer's periodic eval
     own chain in atari nor fills one of its own single-point eyes; else any move that fills no
     such eye. Go's greedy player passes only when nothing else is left.
 
-Both take a seed so that an evaluation can be replayed. Torch-free: the engine imports this.
+Both take a seed so that an evaluation can be replayed. `PlayerSearch` puts a player behind the
+search's interface, so that the front-ends' `--player` answers genmove and TURN through the same
+path as the network does. Torch-free: the engine imports this.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Collection
 from typing import Protocol
 
 import numpy as np
 
 from saz.engine.games.base import Game
 from saz.engine.games.errors import GameError
+from saz.engine.search.mcts import MoveInfo, SearchLimits, SearchResult, SearchStats
 
 #: Line directions (dx, dy) for Gomoku runs: along a row, a column and both diagonals.
 _AXES = ((1, 0), (0, 1), (1, 1), (1, -1))
@@ -151,6 +156,40 @@ def longest_lines(stones: np.ndarray) -> np.ndarray:
     return best
 
 
+class PlayerSearch:
+    """A reference player where the engine expects a search (`MCTS.search`'s signature).
+
+    The answer is the player's move with one "visit" and no value (0.0): there is nothing to
+    search, so limits, clocks and stop requests are moot. `allowed` (GTP's cleanup genmove,
+    analysis allow-lists) is honoured: a choice outside it is replaced by the first allowed
+    legal move."""
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
+
+    def search(self, game: Game, limits: SearchLimits | None = None,
+               on_progress: Callable[[SearchResult], None] | None = None,
+               progress_interval: float = 0.0, allowed: Collection[int] | None = None,
+               stop: threading.Event | None = None) -> SearchResult:
+        if game.is_over():
+            raise ValueError("the game is over: there is no move to search")
+        started = time.monotonic()
+        move = self.player.choose(game)
+        if allowed is not None and move not in allowed:
+            legal = [m for m in sorted(int(a) for a in allowed) if game.is_legal(m)]
+            if not legal:
+                raise ValueError("none of the allowed moves is legal")
+            move = legal[0]
+        result = SearchResult(
+            best_move=move, value=0.0, root_visits=1,
+            moves=(MoveInfo(move, 1, 0.0, 1.0, 0.0, (move,)),),
+            stats=SearchStats(playouts=1, seconds=time.monotonic() - started),
+            num_nodes=game.num_nodes)
+        if on_progress is not None:
+            on_progress(result)
+        return result
+
+
 #: The reference players by the name the command lines use.
 PLAYERS: dict[str, type[RandomPlayer | GreedyPlayer]] = {
     "random": RandomPlayer, "greedy": GreedyPlayer}
@@ -165,4 +204,5 @@ def make_player(name: str, seed: int | None = None) -> Player:
                          f"{', '.join(PLAYERS)}") from None
 
 
-__all__ = ["PLAYERS", "GreedyPlayer", "Player", "RandomPlayer", "longest_lines", "make_player"]
+__all__ = ["PLAYERS", "GreedyPlayer", "Player", "PlayerSearch", "RandomPlayer", "longest_lines",
+           "make_player"]

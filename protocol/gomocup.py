@@ -53,6 +53,7 @@ from pathlib import Path
 from saz.engine.engine import Engine, EngineConfig
 from saz.engine.games import DRAW, Game, GameError, IllegalMoveError, new_game
 from saz.engine.games.base import COLOR_NAMES
+from saz.engine.players import PLAYERS
 from saz.engine.search.clock import GOMOCUP_TIME_KEYS, Gomocup, TimeControlError, TimeManager
 from saz.engine.search.mcts import SearchResult
 
@@ -638,8 +639,12 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pbrain-saz", description="The saz engine as a Gomocup (Piskvork) brain: the "
         "protocol on stdin and stdout, logs on stderr.")
-    p.add_argument("--model", type=Path,
-                   help="the Gomoku network (default: the shipped models/gomoku.onnx)")
+    brain = p.add_mutually_exclusive_group()
+    brain.add_argument("--model", type=Path,
+                       help="the Gomoku network (default: the shipped models/gomoku.onnx)")
+    brain.add_argument("--player", choices=sorted(PLAYERS),
+                       help="answer with a reference player instead of the network (random; "
+                            "greedy: win, else block, else the longest line); no model needed")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where the network runs (default: the GPU when there is one)")
     p.add_argument("--visits", type=int, help="a cap on each move's visits (default: the clock "
@@ -668,7 +673,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         replies.flush()
 
     config = EngineConfig(game="gomoku", model=args.model, device=args.device,
-                          threads=args.threads, visits=args.visits, ponder=args.ponder)
+                          threads=args.threads, visits=args.visits, ponder=args.ponder,
+                          player=args.player)
     engine = Engine(config, clock=TimeManager(Gomocup(), started_at=started_at))
     status = serve(GomocupBrain(engine, write), fd_lines(sys.stdin.fileno()))
     try:

@@ -35,6 +35,7 @@ from typing import TextIO
 
 from saz.engine.engine import DEFAULT_SIZES, Engine, EngineConfig
 from saz.engine.games import GAME_NAMES, GameError
+from saz.engine.players import PLAYERS
 from saz.protocol.gtp_commands import Command, GtpEngine, GtpError, Streamed
 from saz.protocol.vertex import CONVENTIONS
 
@@ -202,9 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "Quarry; tournaments: gogui-twogtp).")
     parser.add_argument("--game", choices=GAME_NAMES, default="go",
                         help="the game to start with (set_game changes it)")
-    parser.add_argument("--model", type=Path, metavar="PATH",
-                        help="the network (.onnx with its .json card); default: the shipped "
-                             "model of the game")
+    brain = parser.add_mutually_exclusive_group()
+    brain.add_argument("--model", type=Path, metavar="PATH",
+                       help="the network (.onnx with its .json card); default: the shipped "
+                            "model of the game")
+    brain.add_argument("--player", choices=sorted(PLAYERS),
+                       help="answer genmove with a reference player instead of the network "
+                            "(random; greedy: one ply of a per-game heuristic); no model needed")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                         help="where the network runs (auto: CUDA when available)")
     limit = parser.add_mutually_exclusive_group()
@@ -262,7 +267,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: Iterable[str] | None = Non
         parser.error("--resign-threshold must be a winrate between 0 and 1")
     engine = Engine(EngineConfig(game=args.game, model=args.model, device=args.device,
                                  threads=args.threads, visits=args.visits,
-                                 time_per_move=args.time_per_move, ponder=args.ponder))
+                                 time_per_move=args.time_per_move, ponder=args.ponder,
+                                 player=args.player))
     if args.size is not None:
         try:
             if not CONVENTIONS[args.game].fits(args.size, args.size):

@@ -172,3 +172,59 @@ def test_make_player_by_name() -> None:
     assert isinstance(make_player("random"), RandomPlayer)
     with pytest.raises(ValueError, match="unknown player 'minimax'"):
         make_player("minimax")
+
+
+# -- behind the engine's search interface (the front-ends' --player) ------------------------------
+def test_player_search_answers_the_players_move_as_a_search_result() -> None:
+    from saz.engine.players import PlayerSearch
+
+    game = Othello.from_diagram("""
+        . . . . . .
+        . X O O O .
+        . . . . . .
+        . . O . . .
+        . . X . . .
+        . . . . . .
+    """)
+    seen = []
+    result = PlayerSearch(GreedyPlayer(0)).search(game, on_progress=seen.append)
+    assert result.best_move == game.point(5, 1)
+    assert [info.move for info in result.moves] == [result.best_move]
+    assert seen == [result]
+    assert game.moves == []  # the position is left as it was
+
+
+def test_player_search_keeps_to_the_allowed_moves() -> None:
+    from saz.engine.players import PlayerSearch
+
+    game = new_game("go", 5)
+    allowed = {game.point(4, 4), game.pass_move}
+    result = PlayerSearch(RandomPlayer(1)).search(game, allowed={game.point(4, 4)})
+    assert result.best_move == game.point(4, 4)
+    for seed in range(10):
+        assert PlayerSearch(RandomPlayer(seed)).search(game, allowed=allowed).best_move in allowed
+    game.play(game.pass_move)
+    game.play(game.pass_move)
+    with pytest.raises(ValueError, match="over"):
+        PlayerSearch(RandomPlayer(0)).search(game)
+
+
+@pytest.mark.parametrize(("argv", "lines", "expected"), [
+    (["--player", "greedy"], "boardsize 5\nplay w C3\nplay b B3\nplay w pass\n"
+     "play b D3\nplay w pass\nplay b C2\nplay w pass\ngenmove b\n", "C4"),
+    (["--player", "greedy", "--game", "othello"], "boardsize 8\nplay b D3\ngenmove w\n", None),
+])
+def test_saz_gtp_answers_genmove_with_the_reference_player(argv, lines, expected) -> None:
+    """No model anywhere: the greedy player captures the atari'd stone at C3 (Go), or answers
+    one of White's three legal replies to d3 (Othello)."""
+    import io
+
+    from saz.protocol.gtp import main
+
+    out = io.StringIO()
+    assert main(argv, stdin=io.StringIO(lines), stdout=out) == 0
+    answer = out.getvalue().strip().split("\n\n")[-1]
+    if expected is not None:
+        assert answer == f"= {expected}"
+    else:
+        assert answer in {"= C3", "= E3", "= C5"}
