@@ -1,0 +1,102 @@
+"""SGF FF[4] records of finished games, as Go, Othello and Gomoku GUIs read them.
+
+    text = format_sgf(game, SgfInfo(black="greedy", white="gnugo", result="W+12.5"))
+
+One game tree without variations: the root holds the game information, then one node per move.
+What each game needs (https://www.red-bean.com/sgf/):
+
+* `GM` (1 Go, 2 Othello, 4 Gomoku; the reader's `GAME_TYPES`), `SZ` (`9`, or `12:9` as columns:rows
+  for a rectangle), `KM` for Go;
+* moves as two lower-case letters, column then row from the top-left (`aa`); boards wider or
+  taller than 26 go on with `A..Z` (SGF's 52-point limit); the pass (Go, Othello's forced pass)
+  is the empty value `B[]`, which FF[4] readers take on any board (the old `tt` is a point on
+  boards larger than 19x19);
+* `RE` as the specification spells it: `B+3.5`, `W+R` (resign), `B+T` (time), `W+F` (forfeit:
+  an illegal move, a crash), `B+` (a win without a score, a Gomoku five), `0` (a draw).
+
+Text values escape `]` and `\\`. The moves alternate from Black: every game here starts with
+Black, and a pass is recorded as a move, so the colour of move `i` is Black for even `i`.
+`protocol/sgf.py` reads what this writes (a round-trip test keeps them in step).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from saz.engine.games.base import Game
+from saz.protocol.sgf import GAME_TYPES
+
+#: SGF game types by the engine's game names.
+GAME_NUMBERS: dict[str, int] = {name: number for number, name in GAME_TYPES.items()}
+#: SGF point letters: 0..25 are a..z, 26..51 are A..Z.
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class SgfInfo:
+    """The game information of a record's root (empty values are left out)."""
+
+    black: str = ""
+    white: str = ""
+    #: `RE`: B+3.5, W+R, B+T, W+F, B+, 0 (see the module docstring).
+    result: str = ""
+    #: `RU`: the rules in words (Tromp-Taylor, freestyle, ...).
+    rules: str = ""
+    #: `DT`: the day the game was played.
+    day: date | None = None
+    #: `TM`: the main time in seconds; `OT`: the overtime (increment, byo-yomi) in words.
+    main_time: float | None = None
+    overtime: str = ""
+    #: `GN`: the game's name (its number in a match).
+    name: str = ""
+    #: `GC`: a comment on the whole game (why it ended, the opening).
+    comment: str = ""
+    #: `AP`: the program that wrote the record, `name:version`.
+    application: str = "saz"
+    #: Comments on moves: the move's index (0-based) -> text (`C` of that move's node).
+    move_comments: dict[int, str] = field(default_factory=dict)
+
+
+def format_sgf(game: Game, info: SgfInfo = SgfInfo()) -> str:
+    """The record of `game` (played from its start position) with the root's `info`."""
+    if game.name not in GAME_NUMBERS:
+        raise ValueError(f"SGF has no game type for {game.name!r}")
+    if max(game.width, game.height) > len(_LETTERS):
+        raise ValueError(f"SGF cannot address a {game.width}x{game.height} board (at most 52)")
+    root = [("FF", "4"), ("CA", "UTF-8"), ("GM", str(GAME_NUMBERS[game.name])),
+            ("AP", info.application), ("SZ", _size(game.width, game.height))]
+    if game.name == "go":
+        root.append(("KM", f"{game.rules.komi:g}"))  # type: ignore[attr-defined]
+    root += [("RU", info.rules), ("GN", info.name), ("PB", info.black), ("PW", info.white),
+             ("DT", info.day.isoformat() if info.day else ""), ("RE", info.result),
+             ("TM", f"{info.main_time:g}" if info.main_time is not None else ""),
+             ("OT", info.overtime), ("GC", info.comment)]
+    lines = ["(;" + "".join(f"{key}[{_escape(value)}]" for key, value in root if value)]
+    nodes = []
+    for i, move in enumerate(game.moves):
+        node = f";{'BW'[i % 2]}[{_point(move, game.width, game.height)}]"
+        if i in info.move_comments:
+            node += f"C[{_escape(info.move_comments[i])}]"
+        nodes.append(node)
+    # Ten moves a line keeps the file readable in a text editor and diffable.
+    lines += ["".join(nodes[i:i + 10]) for i in range(0, len(nodes), 10)]
+    return "\n".join(lines) + ")\n"
+
+
+def _size(width: int, height: int) -> str:
+    return str(width) if width == height else f"{width}:{height}"
+
+
+def _point(move: int, width: int, height: int) -> str:
+    """Two letters, column then row from the top; the empty value for the pass."""
+    if move == width * height:
+        return ""
+    y, x = divmod(move, width)
+    return _LETTERS[x] + _LETTERS[y]
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+__all__ = ["GAME_NUMBERS", "SgfInfo", "format_sgf"]

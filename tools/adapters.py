@@ -1,0 +1,349 @@
+"""Engines as the referee sees them: one interface over GTP (Go, Othello) and Gomocup (Gomoku).
+
+    adapter = open_engine(EngineSpec.parse("gnugo=gnugo --mode gtp --level 1"), setup)
+    adapter.start()                       # the game's settings: size, komi, time
+    answer = adapter.genmove(game, clock) # tells the moves it has not seen, asks for its move
+    adapter.close()
+
+An adapter runs one engine process for one game (engines restart every game: no state leaks
+from one game into the next, and a crashed engine is simply started again). `genmove` brings
+the engine's board up to the referee's game first and then asks for a move within the clock's
+deadline. Everything an engine can do wrong becomes one of three exceptions, which the referee
+turns into a lost game: `EngineCrashed` (it exited or could not start), `EngineHung` (no
+answer in time) and `EngineMisbehaved` (an answer that is no move, a refused legal move, a
+broken reply). `SetupRefused` is different: the engine refuses the match's settings (a board
+size it does not play), a mistake in the match, not in a game.
+
+GTP dialects: Go as GNU Go speaks it (`play b pass`); Othello as gtp-rhino speaks it (`set_game
+Othello`, vertices from the top-left, no pass ever sent: an engine skips a side that cannot move
+on its own, and the referee never asks such a side for a move). Gomocup: `INFO` limits, `START`
+(or `RECTSTART`), then `BEGIN` on an empty board, `BOARD` when the brain has not seen every move
+but the last (an opening; the first move it is asked for), `TURN` otherwise.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from saz.engine.games.base import BLACK, WHITE, Game
+from saz.protocol import gomocup_client, gtp_client
+from saz.protocol.gomocup_client import PbrainClient, ReplyKind
+from saz.protocol.gtp_client import GtpClient
+from saz.protocol.vertex import GtpValueError, vertices_for
+from saz.tools.time_control import Clock, TimeControl
+
+#: How long an engine may take to start and take the game's settings, and to take a move it is
+#: told (neither is charged to its clock).
+SETUP_TIMEOUT = 30.0
+COMMAND_TIMEOUT = 10.0
+#: Where Debian installs games (GNU Go, gtp-rhino), often not on PATH.
+EXTRA_PATH = "/usr/games"
+#: `set_game` names, as gtp-rhino and Quarry spell them.
+_GTP_GAME_NAMES = {"go": "Go", "othello": "Othello", "gomoku": "Gomoku"}
+#: Gomocup INFO rule values of the Gomoku rules (0 freestyle, 1 exact five).
+_GOMOCUP_RULES = {"freestyle": 0, "exact-five": 1}
+
+
+class EngineFailure(Exception):
+    """An engine did something that loses it the game."""
+
+
+class EngineCrashed(EngineFailure):
+    """The engine exited, closed its output or could not be started."""
+
+
+class EngineHung(EngineFailure):
+    """No answer within the deadline."""
+
+
+class EngineMisbehaved(EngineFailure):
+    """An answer that breaks the protocol or the game: no move, a refused legal move."""
+
+
+class SetupRefused(Exception):
+    """The engine refuses the match's settings (size, komi, rules): the match cannot be played."""
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """A contestant: its name and the command that starts it."""
+
+    name: str
+    argv: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> EngineSpec:
+        """`NAME=COMMAND` (the command split as a shell would, without running one); the
+        program is looked up on PATH and in /usr/games. ValueError when malformed or not found."""
+        name, equals, command = text.partition("=")
+        name = name.strip()
+        if not equals or not name or not command.strip():
+            raise ValueError(f"{text!r} is not NAME=COMMAND")
+        argv = shlex.split(command)
+        return cls(name, (resolve_program(argv[0]), *argv[1:]))
+
+    @property
+    def command(self) -> str:
+        return shlex.join(self.argv)
+
+
+def resolve_program(program: str) -> str:
+    """The path of `program`: as given when it has a directory part, else found on PATH or in
+    /usr/games; ValueError when there is no such executable."""
+    if os.sep in program:
+        if not os.access(program, os.X_OK):
+            raise ValueError(f"{program} is not an executable file")
+        return program
+    search = os.pathsep.join(filter(None, [os.environ.get("PATH", ""), EXTRA_PATH]))
+    path = shutil.which(program, path=search)
+    if path is None:
+        raise ValueError(f"{program} is not installed (looked on PATH and in {EXTRA_PATH})")
+    return path
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What every game of a match shares."""
+
+    game: str
+    width: int
+    height: int
+    time_control: TimeControl
+    #: The rules keywords of `new_game` (Go: komi; Gomoku: rule).
+    rules: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def protocol(self) -> str:
+        """The protocol engines of this game speak: Gomocup for Gomoku, GTP otherwise."""
+        return "gomocup" if self.game == "gomoku" else "gtp"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An engine's move: a move index, or None for a resignation; as it wrote it; how long it
+    took (write to arrival)."""
+
+    move: int | None
+    text: str
+    seconds: float
+
+
+class EngineAdapter(ABC):
+    """One engine process for one game."""
+
+    def __init__(self, spec: EngineSpec, setup: GameSetup) -> None:
+        self.spec = spec
+        self.setup = setup
+        #: How many of the game's moves the engine has on its board.
+        self._known = 0
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @abstractmethod
+    def start(self) -> None:
+        """Start the process if not yet, and give it the game's settings."""
+
+    @abstractmethod
+    def genmove(self, game: Game, clock: Clock) -> Answer:
+        """The engine's move for the side to move of `game` (which is not changed)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """End the engine politely (quit / END), killing it if it does not go."""
+
+    @abstractmethod
+    def kill(self) -> None:
+        """End the engine now (after a failure)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+class GtpAdapter(EngineAdapter):
+    """A GTP engine (Go, Othello)."""
+
+    def __init__(self, spec: EngineSpec, setup: GameSetup) -> None:
+        super().__init__(spec, setup)
+        self.vertices = vertices_for(setup.game, setup.width, setup.height)
+        self._client: GtpClient | None = None
+
+    @property
+    def client(self) -> GtpClient:
+        if self._client is None:
+            try:
+                self._client = GtpClient(self.spec.argv)
+            except OSError as exc:
+                raise EngineCrashed(f"could not start: {exc}") from None
+        return self._client
+
+    def start(self) -> None:
+        setup = self.setup
+        if self._call("known_command set_game", SETUP_TIMEOUT).text.strip() == "true":
+            self._require(f"set_game {_GTP_GAME_NAMES[setup.game]}")
+        if setup.width == setup.height:
+            self._require(f"boardsize {setup.width}")
+        else:
+            self._require(f"rectangular_boardsize {setup.width} {setup.height}")
+        self._require("clear_board")
+        if setup.game == "go":
+            self._require(f"komi {setup.rules.get('komi', 7.5):g}")
+        self._call(setup.time_control.gtp_settings(), SETUP_TIMEOUT)  # `?`: told nothing
+        self._known = 0
+
+    def genmove(self, game: Game, clock: Clock) -> Answer:
+        for index in range(self._known, len(game.moves)):
+            self._tell(game, index)
+        seconds, stones = clock.report()
+        color = _gtp_color(game.to_move)
+        self._call(f"time_left {color} {seconds:.3f} {stones}", COMMAND_TIMEOUT)
+        reply = self._call(f"genmove {color}", clock.deadline)
+        if not reply.ok:
+            raise EngineMisbehaved(f"genmove failed: {reply.text}")
+        text = reply.text.strip()
+        self._known = len(game.moves) + 1
+        if text.lower() == "resign":
+            return Answer(None, text, reply.seconds)
+        try:
+            move = self.vertices.parse(text)
+        except GtpValueError as exc:
+            raise EngineMisbehaved(f"answered {text!r}, not a move: {exc}") from None
+        return Answer(move, text, reply.seconds)
+
+    def _tell(self, game: Game, index: int) -> None:
+        """`play` the game's move `index`, which the engine has not seen. Othello's forced
+        passes are never sent: GTP Othello engines skip a side that cannot move themselves."""
+        move = game.moves[index]
+        if game.name == "othello" and move == game.pass_move:
+            return
+        color = _gtp_color(BLACK if index % 2 == 0 else WHITE)
+        vertex = self.vertices.format(move)
+        reply = self._call(f"play {color} {vertex}", COMMAND_TIMEOUT)
+        if not reply.ok:
+            raise EngineMisbehaved(f"refused the legal move {color} {vertex}: {reply.text}")
+
+    def _call(self, command: str, timeout: float) -> gtp_client.GtpReply:
+        try:
+            return self.client.send(command, timeout=timeout)
+        except gtp_client.EngineTimeout:
+            raise EngineHung(f"no answer to {command!r} within {timeout:g} s") from None
+        except gtp_client.EngineExited as exc:
+            raise EngineCrashed(str(exc)) from None
+        except gtp_client.ProtocolError as exc:
+            raise EngineMisbehaved(f"broke the protocol after {command!r}: {exc}") from None
+
+    def _require(self, command: str) -> None:
+        reply = self._call(command, SETUP_TIMEOUT)
+        if not reply.ok:
+            raise SetupRefused(f"{self.name} refused {command!r}: {reply.text}")
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+    def kill(self) -> None:
+        if self._client is not None:
+            self._client.kill()
+
+
+class GomocupAdapter(EngineAdapter):
+    """A Gomocup brain (Gomoku)."""
+
+    def __init__(self, spec: EngineSpec, setup: GameSetup) -> None:
+        super().__init__(spec, setup)
+        self._brain: PbrainClient | None = None
+        #: Whether the brain has been given a position (BEGIN or BOARD) this game.
+        self._seated = False
+
+    @property
+    def brain(self) -> PbrainClient:
+        if self._brain is None:
+            try:
+                self._brain = PbrainClient.spawn(self.spec.argv, name=self.name)
+            except OSError as exc:
+                raise EngineCrashed(f"could not start: {exc}") from None
+        return self._brain
+
+    def start(self) -> None:
+        setup = self.setup
+        rule = setup.rules.get("rule", "freestyle")
+        if rule not in _GOMOCUP_RULES:
+            raise SetupRefused(f"the Gomocup protocol has no rule {rule!r}")
+        settings = {**setup.time_control.gomocup_limits(), "max_memory": 0, "game_type": 1,
+                    "rule": _GOMOCUP_RULES[rule]}
+        for key, value in settings.items():
+            self._guard(lambda: self.brain.info(key, value), f"INFO {key}", SETUP_TIMEOUT)
+        command = (f"START {setup.width}" if setup.width == setup.height
+                   else f"RECTSTART {setup.width},{setup.height}")
+        reply = self._guard(lambda: self.brain.ask(command, SETUP_TIMEOUT), command,
+                            SETUP_TIMEOUT)
+        if reply.kind is not ReplyKind.OK:
+            raise SetupRefused(f"{self.name} refused {command!r}: {reply.text}")
+        self._known, self._seated = 0, False
+
+    def genmove(self, game: Game, clock: Clock) -> Answer:
+        brain, deadline = self.brain, clock.deadline
+        if not clock.control.is_per_move:
+            left = round(1000 * clock.report()[0])
+            self._guard(lambda: brain.info("time_left", left), "INFO time_left", deadline)
+        moves = game.moves
+        if not moves:
+            command, ask = "BEGIN", (lambda: brain.begin(deadline))
+        elif self._seated and self._known == len(moves) - 1:
+            x, y = self._xy(moves[-1])
+            command, ask = f"TURN {x},{y}", (lambda: brain.turn(x, y, deadline))
+        else:
+            mover = len(moves) % 2  # stones of the side to move are the brain's own (1)
+            stones = [(*self._xy(m), 1 if i % 2 == mover else 2) for i, m in enumerate(moves)]
+            command, ask = "BOARD", (lambda: brain.board(stones, deadline))
+        reply = self._guard(ask, command, deadline)
+        if reply.kind is not ReplyKind.MOVE or len(reply.points) != 1:
+            raise EngineMisbehaved(f"answered {reply.text!r} to {command}, not a move x,y")
+        x, y = reply.move
+        self._known, self._seated = len(moves) + 1, True
+        if not (x < self.setup.width and y < self.setup.height):
+            raise EngineMisbehaved(f"answered {reply.text!r}: off the board")
+        return Answer(y * self.setup.width + x, reply.text, reply.seconds)
+
+    def _xy(self, move: int) -> tuple[int, int]:
+        y, x = divmod(move, self.setup.width)
+        return x, y
+
+    def _guard(self, call: Any, what: str, timeout: float) -> Any:
+        try:
+            return call()
+        except gomocup_client.EngineTimeout:
+            raise EngineHung(f"no answer to {what} within {timeout:g} s") from None
+        except gomocup_client.EngineExited as exc:
+            raise EngineCrashed(str(exc)) from None
+
+    def close(self) -> None:
+        if self._brain is not None:
+            self._brain.close()
+
+    def kill(self) -> None:
+        if self._brain is not None:
+            self._brain.kill()
+
+
+def _gtp_color(color: int) -> str:
+    return "b" if color == BLACK else "w"
+
+
+def open_engine(spec: EngineSpec, setup: GameSetup) -> EngineAdapter:
+    """The adapter of the protocol the game's engines speak (the process starts with `start`)."""
+    if setup.protocol == "gomocup":
+        return GomocupAdapter(spec, setup)
+    return GtpAdapter(spec, setup)
+
+
+__all__ = [
+    "Answer", "EngineAdapter", "EngineCrashed", "EngineFailure", "EngineHung",
+    "EngineMisbehaved", "EngineSpec", "GameSetup", "GomocupAdapter", "GtpAdapter",
+    "SetupRefused", "open_engine", "resolve_program",
+]

@@ -1,0 +1,464 @@
+"""`saz match`: engine-vs-engine matches of Go, Othello or Gomoku, refereed, with Elo and SPRT.
+
+    saz match --game go --size 9 --games 10 --tc move=2 --random-plies 4 --out runs/m1 \\
+        --engine greedy="saz gtp --player greedy" \\
+        --engine gnugo="gnugo --mode gtp --level 1 --chinese-rules --capture-all-dead"
+
+Engines are subprocesses speaking GTP (Go, Othello) or the Gomocup protocol (Gomoku); each game
+starts them afresh (`tools/adapters.py`), and `tools/referee.py` referees it. Colours alternate:
+game 2k has the first engine as Black, game 2k+1 the second, both from the k-th opening.
+
+**Openings.** `--random-plies P` opens every pair of games with P uniformly random legal moves
+(no passes; drawn with `--seed`, so a match can be replayed). `--openings FILE` reads one
+opening per line: the moves from Black's first, in the game's GTP vertices (Go and Gomoku `D4`,
+columns without I and row 1 at the bottom; Othello `d3`, from the top-left), separated by spaces
+or commas; `pass` where Go passes or Othello must; `#` starts a comment; blank lines are
+skipped. The openings are used in turn, again from the first when the games outnumber them.
+
+**Output.** A line per game and the first engine's running record (W-L-D), its Elo difference
+with the 95% interval (`tools/elo.py`), and the SPRT's log-likelihood ratio with `--sprt`. The
+match stops starting games once the SPRT decides. With `--out DIR`: `DIR/games/0001.sgf`, ...
+for every game and `DIR/summary.json` (engines, settings, each game's result, reason and time,
+totals, Elo, SPRT), rewritten after every game. Exit status 0; 2 for a mistake in the match (a
+bad option, an engine missing or refusing the settings).
+
+This module imports no torch: matches start in a fraction of a second.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from saz.engine.engine import DEFAULT_SIZES
+from saz.engine.games import BLACK, GAME_NAMES, WHITE, GameError
+from saz.protocol.sgf_writer import SgfInfo, format_sgf
+from saz.protocol.vertex import GtpValueError, vertices_for
+from saz.tools.adapters import EngineSpec, GameSetup, SetupRefused
+from saz.tools.elo import Record, Sprt, Verdict, estimate
+from saz.tools.referee import GameRecord, new_position, play_game
+from saz.tools.selfplay import parse_size
+from saz.tools.time_control import TimeControl, TimeControlError
+
+#: Draws of a random opening before giving up on one that does not end the game.
+_OPENING_TRIES = 100
+#: The rules in words, for SGF's RU.
+_RULES_TEXT = {"go": "Tromp-Taylor", "othello": "", "gomoku": "{rule}"}
+
+
+class MatchError(Exception):
+    """A match that cannot be played as asked (exit status 2)."""
+
+
+Opening = tuple[int, ...]
+
+
+# -- openings -------------------------------------------------------------------------------------
+def read_openings(lines: Sequence[str], setup: GameSetup) -> list[Opening]:
+    """The openings of an openings file's lines (module docstring); MatchError naming the line
+    of a move that is no vertex, is illegal, or ends the game."""
+    vertices = vertices_for(setup.game, setup.width, setup.height)
+    openings: list[Opening] = []
+    for number, line in enumerate(lines, 1):
+        words = line.split("#", 1)[0].replace(",", " ").split()
+        if not words:
+            continue
+        game = new_position(setup)
+        for word in words:
+            try:
+                game.play(vertices.parse(word))
+            except (GtpValueError, GameError) as exc:
+                raise MatchError(f"openings line {number}: {word}: {exc}") from None
+        if game.is_over():
+            raise MatchError(f"openings line {number}: the opening ends the game")
+        openings.append(tuple(game.moves))
+    if not openings:
+        raise MatchError("the openings file has no opening")
+    return openings
+
+
+def random_openings(setup: GameSetup, plies: int, count: int, seed: int) -> list[Opening]:
+    """`count` openings of `plies` uniformly random legal moves each, passes excluded (but
+    Othello's forced pass), none of which ends the game. Opening k depends on (seed, k) only."""
+    openings = []
+    for index in range(count):
+        rng = np.random.default_rng([seed, index])
+        for _ in range(_OPENING_TRIES):
+            game = new_position(setup)
+            while len(game.moves) < plies and not game.is_over():
+                legal = game.legal_moves()
+                if len(legal) > 1:
+                    legal = legal[legal != game.pass_move]
+                game.play(int(rng.choice(legal)))
+            if not game.is_over():
+                break
+        else:
+            raise MatchError(f"no {plies}-move opening leaves a game to play")
+        openings.append(tuple(game.moves))
+    return openings
+
+
+# -- the schedule ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Pairing:
+    """One scheduled game: its number (from 1), the engines by colour, its opening."""
+
+    number: int
+    black: EngineSpec
+    white: EngineSpec
+    opening: Opening
+
+
+def schedule(first: EngineSpec, second: EngineSpec, games: int,
+             openings: Sequence[Opening]) -> list[Pairing]:
+    """Games 2k and 2k+1 (from 0) play opening k mod len(openings), `first` as Black in the
+    former and as White in the latter."""
+    pairings = []
+    for index in range(games):
+        opening = openings[(index // 2) % len(openings)]
+        black, white = (first, second) if index % 2 == 0 else (second, first)
+        pairings.append(Pairing(index + 1, black, white, opening))
+    return pairings
+
+
+# -- the match ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MatchConfig:
+    """Everything a match is played with."""
+
+    setup: GameSetup
+    first: EngineSpec
+    second: EngineSpec
+    games: int
+    openings: tuple[Opening, ...] = ((),)
+    margin: float = 0.5
+    max_plies: int | None = None
+    sprt: Sprt | None = None
+    concurrency: int = 1
+    out: Path | None = None
+    #: How the openings were made, for the summary: "none", "random 4 plies, seed 0", a file.
+    opening_source: str = "none"
+
+
+@dataclass
+class Standings:
+    """The games so far and the first engine's record."""
+
+    config: MatchConfig
+    games: list[GameRecord] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)
+    record: Record = field(default_factory=Record)
+
+    def add(self, number: int, game: GameRecord) -> None:
+        self.games.append(game)
+        self.numbers.append(number)
+        self.record = self.record.plus(game.points_of(self.config.first.name))
+
+    @property
+    def verdict(self) -> Verdict:
+        sprt = self.config.sprt
+        return Verdict.CONTINUE if sprt is None else sprt.verdict(self.record)
+
+    def line(self) -> str:
+        """The running record: W-L-D, Elo [95%], and the SPRT's state."""
+        config = self.config
+        text = (f"{config.first.name} vs {config.second.name}: {self.record} (W-L-D), "
+                f"Elo {estimate(self.record)}")
+        if config.sprt is not None:
+            sprt = config.sprt
+            text += (f", LLR {sprt.llr(self.record):+.2f} ({sprt.lower_bound:+.2f}, "
+                     f"{sprt.upper_bound:+.2f})")
+            if self.verdict is not Verdict.CONTINUE:
+                text += f": {self.verdict.value} accepted"
+        return text
+
+
+def game_line(number: int, total: int, game: GameRecord) -> str:
+    """One finished game, as printed."""
+    width = len(str(total))
+    plies = len(game.game.moves)
+    detail = f" ({game.detail})" if game.detail else ""
+    return (f"game {number:>{width}}/{total}: {game.black} (B) - {game.white} (W): "
+            f"{game.result} by {game.reason.value}, {plies} moves{detail}")
+
+
+def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings], None]
+              = lambda number, game, standings: None) -> Standings:
+    """Play the match, `config.concurrency` games at a time, calling `on_game` as each ends
+    (from this thread, in the order they end); no game starts once the SPRT has decided.
+    SetupRefused (after the games in progress end) when an engine refuses the settings."""
+    if config.out is not None:
+        (config.out / "games").mkdir(parents=True, exist_ok=True)
+    pending: Iterator[Pairing] = iter(schedule(config.first, config.second, config.games,
+                                               config.openings))
+    standings = Standings(config)
+    refused: SetupRefused | None = None
+    with ThreadPoolExecutor(config.concurrency, thread_name_prefix="saz-match") as pool:
+        running: dict[Future[GameRecord], Pairing] = {}
+
+        def start_next() -> None:
+            pairing = next(pending, None)
+            if pairing is not None:
+                running[pool.submit(play_game, config.setup, pairing.black, pairing.white,
+                                    pairing.opening, margin=config.margin,
+                                    max_plies=config.max_plies)] = pairing
+
+        for _ in range(config.concurrency):
+            start_next()
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                pairing = running.pop(future)
+                try:
+                    game = future.result()
+                except SetupRefused as exc:
+                    refused = exc
+                    continue
+                standings.add(pairing.number, game)
+                if config.out is not None:
+                    write_sgf(config, pairing.number, game)
+                    write_summary(config, standings)
+                on_game(pairing.number, game, standings)
+                if refused is None and standings.verdict is Verdict.CONTINUE:
+                    start_next()
+    if refused is not None:
+        raise refused
+    return standings
+
+
+# -- files ----------------------------------------------------------------------------------------
+def sgf_path(number: int) -> str:
+    return f"games/{number:04d}.sgf"
+
+
+def write_sgf(config: MatchConfig, number: int, game: GameRecord) -> Path:
+    """`games/NNNN.sgf` of one game under the match's output folder."""
+    assert config.out is not None
+    setup = config.setup
+    control = setup.time_control
+    overtime = (f"{control.per_move:g} s per move" if control.per_move is not None
+                else f"Fischer +{control.increment:g} s per move")
+    comment = f"{game.result} by {game.reason.value}" + (f": {game.detail}" if game.detail
+                                                          else "")
+    if game.opening_plies:
+        comment += f"; the first {game.opening_plies} moves are the opening"
+    info = SgfInfo(
+        black=game.black, white=game.white, result=game.result,
+        rules=_RULES_TEXT[setup.game].format(rule=setup.rules.get("rule", "freestyle")),
+        day=date.today(), main_time=control.base if control.per_move is None else 0.0,
+        overtime=overtime, name=f"{config.first.name} vs {config.second.name}, game {number}",
+        comment=comment, application=f"saz:{_version()}",
+        move_comments={game.opening_plies - 1: "end of the opening"}
+        if game.opening_plies else {})
+    path = config.out / sgf_path(number)
+    path.write_text(format_sgf(game.game, info), encoding="utf-8")
+    return path
+
+
+def summary(config: MatchConfig, standings: Standings) -> dict[str, Any]:
+    """The machine-readable record of the match so far (summary.json)."""
+    setup, record = config.setup, standings.record
+    first, second = config.first.name, config.second.name
+    games = []
+    for number, game in sorted(zip(standings.numbers, standings.games), key=lambda p: p[0]):
+        games.append({
+            "game": number, "black": game.black, "white": game.white,
+            "result": game.result, "winner": game.winner_name, "reason": game.reason.value,
+            "detail": game.detail, "moves": len(game.game.moves),
+            "opening_plies": game.opening_plies,
+            "seconds": {"black": round(game.seconds[BLACK], 3),
+                        "white": round(game.seconds[WHITE], 3)},
+            "slowest_move": {"black": round(game.slowest[BLACK], 3),
+                             "white": round(game.slowest[WHITE], 3)},
+            "sgf": sgf_path(number)})
+    out: dict[str, Any] = {
+        "engines": {first: config.first.command, second: config.second.command},
+        "settings": {"game": setup.game, "width": setup.width, "height": setup.height,
+                     "rules": setup.rules, "time_control": str(setup.time_control),
+                     "time_margin": config.margin, "games": config.games,
+                     "openings": config.opening_source, "concurrency": config.concurrency,
+                     "max_plies": config.max_plies},
+        "games": games,
+        "totals": {first: _counts(record), second: _counts(record.reversed())},
+    }
+    if record.games:
+        elo = estimate(record)
+        out["elo"] = {"engine": first, "opponent": second, "elo": _finite(elo.elo),
+                      "lower": _finite(elo.lower), "upper": _finite(elo.upper),
+                      "confidence": elo.confidence, "text": str(elo)}
+    if config.sprt is not None:
+        sprt = config.sprt
+        out["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
+                       "beta": sprt.beta, "llr": round(sprt.llr(record), 4),
+                       "lower_bound": round(sprt.lower_bound, 4),
+                       "upper_bound": round(sprt.upper_bound, 4),
+                       "verdict": standings.verdict.value}
+    return out
+
+
+def write_summary(config: MatchConfig, standings: Standings) -> None:
+    """summary.json, replaced whole (written beside, then renamed): never half a file."""
+    assert config.out is not None
+    path = config.out / "summary.json"
+    temporary = path.with_suffix(".json.tmp")
+    temporary.write_text(json.dumps(summary(config, standings), indent=2) + "\n",
+                         encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def _counts(record: Record) -> dict[str, int]:
+    return {"wins": record.wins, "losses": record.losses, "draws": record.draws}
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no infinity: an unbounded Elo is null (the `text` field says which way)."""
+    return round(value, 1) if math.isfinite(value) else None
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("saz")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+# -- the command line -----------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="saz match",
+        description="Play two engines against each other (GTP for Go and Othello, Gomocup for "
+                    "Gomoku), refereed move by move, with Elo, its 95%% interval and an SPRT.",
+        epilog="Time controls: BASE+INC (Fischer seconds, e.g. 5+0.1) or move=SECONDS (e.g. "
+               "move=2). Openings file: one opening a line, moves in GTP vertices (Go, Gomoku "
+               "D4; Othello d3 from the top-left), 'pass' where needed, '#' comments.")
+    parser.add_argument("--game", choices=GAME_NAMES, required=True)
+    parser.add_argument("--size", type=parse_size, metavar="N|WxH",
+                        help="the board (default: go 19, othello 8, gomoku 15)")
+    parser.add_argument("--engine", action="append", required=True, metavar="NAME=COMMAND",
+                        help="a contestant, twice: its name and the command line that starts "
+                             "it (programs are also looked for in /usr/games)")
+    parser.add_argument("--games", type=int, default=2, metavar="K",
+                        help="games to play (default 2: one opening, both colours)")
+    parser.add_argument("--tc", default="move=5", metavar="TC",
+                        help="time control: BASE+INC or move=SECONDS (default move=5)")
+    parser.add_argument("--time-margin", type=float, default=0.5, metavar="S",
+                        help="seconds past the limit that are forgiven (default 0.5)")
+    openings = parser.add_mutually_exclusive_group()
+    openings.add_argument("--openings", type=Path, metavar="FILE",
+                          help="openings, one a line, each played with both colours")
+    openings.add_argument("--random-plies", type=int, default=0, metavar="P",
+                          help="open each pair of games with P random legal moves")
+    parser.add_argument("--seed", type=int, default=0, help="of the random openings")
+    parser.add_argument("--komi", type=float, default=7.5, help="Go's komi (default 7.5)")
+    parser.add_argument("--rule", choices=("freestyle", "exact-five"), default="freestyle",
+                        help="Gomoku's rule (default freestyle)")
+    parser.add_argument("--max-plies", type=int, metavar="N",
+                        help="adjudicate a game after N moves: Go by the area score, else a "
+                             "draw (default 4 per point)")
+    parser.add_argument("--sprt", metavar="ELO0,ELO1",
+                        help="test elo=ELO0 against elo=ELO1 (the first engine's), stopping "
+                             "when decided")
+    parser.add_argument("--alpha", type=float, default=0.05, help="SPRT's alpha (0.05)")
+    parser.add_argument("--beta", type=float, default=0.05, help="SPRT's beta (0.05)")
+    parser.add_argument("--concurrency", type=int, default=1, metavar="C",
+                        help="games played at once (default 1)")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="write games/NNNN.sgf and summary.json here")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> MatchConfig:
+    """The match the parsed options describe; MatchError (or ValueError) when they do not."""
+    if len(args.engine) != 2:
+        raise MatchError(f"a match needs two --engine NAME=COMMAND, got {len(args.engine)}")
+    first, second = (EngineSpec.parse(text) for text in args.engine)
+    if first.name == second.name:
+        raise MatchError(f"the engines need different names, both are {first.name!r}")
+    for name, value, least in (("--games", args.games, 1), ("--concurrency", args.concurrency, 1),
+                               ("--random-plies", args.random_plies, 0)):
+        if value < least:
+            raise MatchError(f"{name} must be at least {least}")
+    if args.max_plies is not None and args.max_plies < 1:
+        raise MatchError("--max-plies must be at least 1")
+    width, height = args.size or (DEFAULT_SIZES[args.game],) * 2
+    rules: dict[str, Any] = {"go": {"komi": args.komi}, "gomoku": {"rule": args.rule},
+                             "othello": {}}[args.game]
+    setup = GameSetup(args.game, width, height, TimeControl.parse(args.tc), rules)
+    try:
+        new_position(setup)
+        if setup.protocol == "gtp":
+            vertices_for(setup.game, width, height)
+    except (GameError, GtpValueError) as exc:
+        raise MatchError(str(exc)) from None
+    pairs = (args.games + 1) // 2
+    if args.openings is not None:
+        try:
+            lines = args.openings.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise MatchError(f"cannot read the openings: {exc}") from None
+        openings = read_openings(lines, setup)
+        source = str(args.openings)
+    elif args.random_plies:
+        openings = random_openings(setup, args.random_plies, pairs, args.seed)
+        source = f"random {args.random_plies} plies, seed {args.seed}"
+    else:
+        openings, source = [()], "none"
+    sprt = None
+    if args.sprt is not None:
+        try:
+            elo0, elo1 = (float(v) for v in args.sprt.split(","))
+        except ValueError:
+            raise MatchError(f"--sprt {args.sprt!r}: write ELO0,ELO1, e.g. 0,50") from None
+        sprt = Sprt(elo0, elo1, args.alpha, args.beta)
+    return MatchConfig(setup, first, second, args.games, tuple(openings), args.time_margin,
+                       args.max_plies, sprt, args.concurrency, args.out, source)
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
+    """`saz match ARGS`; the exit status."""
+    out = stdout or sys.stdout
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config = config_from_args(args)
+    except (MatchError, TimeControlError, ValueError) as exc:
+        parser.error(str(exc))
+    lock = threading.Lock()
+
+    def report(number: int, game: GameRecord, standings: Standings) -> None:
+        with lock:
+            print(game_line(number, config.games, game), file=out)
+            print(f"  {standings.line()}", file=out, flush=True)
+
+    setup = config.setup
+    print(f"{config.first.name} vs {config.second.name}: {config.games} games of {setup.game} "
+          f"{setup.width}x{setup.height}, {setup.time_control}, openings: "
+          f"{config.opening_source}", file=out, flush=True)
+    try:
+        standings = run_match(config, report)
+    except SetupRefused as exc:
+        print(f"saz match: {exc}", file=sys.stderr)
+        return 2
+    if config.sprt is not None and standings.verdict is not Verdict.CONTINUE:
+        print(f"SPRT: {standings.verdict.value} accepted after {standings.record.games} games",
+              file=out)
+    if config.out is not None:
+        print(f"games and summary in {config.out}", file=out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+"""One refereed game between two engines, whatever protocol they speak.
+
+The referee keeps its own copy of the game (`engine/games`), so the rules are the engine's, not
+the contestants': it asks the side to move for a move (`tools/adapters.py`), times it against
+that side's clock (`tools/time_control.py`), checks that it is legal and plays it. How a game
+ends, and the `RE` its record gets:
+
+| reason       | when                                                         | RE          |
+|--------------|--------------------------------------------------------------|-------------|
+| `score`      | Go: two passes in a row, Tromp-Taylor area score with komi   | `B+3.5`     |
+|              | Othello: neither side can move; the disc difference          | `W+10`, `0` |
+| `five`       | Gomoku: five (or more, under freestyle) in a row             | `B+`        |
+| `draw`       | Gomoku: the board is full without a five                     | `0`         |
+| `move limit` | `max_plies` moves played: Go scored as it stands, else drawn | `B+3.5`,`0` |
+| `resign`     | the engine resigned (GTP `resign`)                           | `W+R`       |
+| `time`       | the move came after the clock's time and the margin, or not  | `W+T`       |
+|              | at all (a hang: the engine is killed)                        |             |
+| `illegal`    | a move the rules forbid (an Othello pass while a disc can be | `W+F`       |
+|              | placed), an answer that is no move, a refused legal move     |             |
+| `crash`      | the engine exited, closed its output, or could not start     | `W+F`       |
+
+Go's passes are moves like any other: the engines are asked and the referee ends the game after
+two in a row; `final_score` is never asked (a contestant's own count is not trusted). Othello's
+pass is forced, never chosen: a side with no legal disc is not asked, the referee plays its pass.
+"""
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from saz.engine.games import BLACK, DRAW, WHITE, Game, new_game
+from saz.tools.adapters import (
+    EngineAdapter,
+    EngineCrashed,
+    EngineFailure,
+    EngineHung,
+    EngineSpec,
+    GameSetup,
+    open_engine,
+)
+from saz.tools.time_control import Clock
+
+_COLOR_LETTERS = {BLACK: "B", WHITE: "W"}
+T = TypeVar("T")
+
+
+class Reason(enum.Enum):
+    """Why a game ended (see the module docstring)."""
+
+    SCORE = "score"
+    FIVE = "five"
+    DRAW = "draw"
+    MOVE_LIMIT = "move limit"
+    RESIGN = "resign"
+    TIME = "time"
+    ILLEGAL = "illegal"
+    CRASH = "crash"
+
+
+#: The SGF RE suffix of the reasons that end a game early.
+_FORFEIT_SUFFIX = {Reason.RESIGN: "R", Reason.TIME: "T", Reason.ILLEGAL: "F", Reason.CRASH: "F"}
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A finished game: the moves (the referee's `game`), who played, who won and why."""
+
+    game: Game
+    black: str
+    white: str
+    #: BLACK, WHITE or DRAW.
+    winner: int
+    reason: Reason
+    #: SGF's RE: B+3.5, W+R, B+T, W+F, B+, 0.
+    result: str
+    #: What happened, in words (the illegal move, the engine's last words).
+    detail: str
+    #: How many of the moves were the opening's, played by the referee.
+    opening_plies: int
+    #: Seconds each side used, and its slowest move.
+    seconds: dict[int, float]
+    slowest: dict[int, float]
+
+    def player(self, color: int) -> str:
+        return self.black if color == BLACK else self.white
+
+    @property
+    def winner_name(self) -> str | None:
+        """The winning engine's name; None for a draw."""
+        return None if self.winner == DRAW else self.player(self.winner)
+
+    def points_of(self, name: str) -> float:
+        """The points the engine called `name` scored: 1, 0.5 or 0."""
+        if self.winner == DRAW:
+            return 0.5
+        return 1.0 if self.player(self.winner) == name else 0.0
+
+
+def new_position(setup: GameSetup, opening: Sequence[int] = ()) -> Game:
+    """The game of `setup` after the `opening` moves (IllegalMoveError if one is illegal)."""
+    game = new_game(setup.game, setup.width, setup.height, **setup.rules)
+    for move in opening:
+        game.play(move)
+    return game
+
+
+class _Forfeit(Exception):
+    """The side `color` has lost the game before its end by the rules."""
+
+    def __init__(self, color: int, reason: Reason, detail: str) -> None:
+        super().__init__(detail)
+        self.color, self.reason, self.detail = color, reason, detail
+
+
+def play_game(setup: GameSetup, black: EngineSpec, white: EngineSpec,
+              opening: Sequence[int] = (), *, margin: float = 0.5,
+              max_plies: int | None = None) -> GameRecord:
+    """Referee one game from the `opening` moves (played by the referee, told to the engines
+    with the first move they are asked for). `max_plies` bounds the game's length (default:
+    four moves a point). SetupRefused, after both engines are ended, when one refuses the
+    settings."""
+    game = new_position(setup, opening)
+    limit = max_plies if max_plies is not None else 4 * game.num_points
+    specs = {BLACK: black, WHITE: white}
+    adapters = {color: open_engine(spec, setup) for color, spec in specs.items()}
+    clocks = {color: Clock(setup.time_control, margin) for color in specs}
+    failed: set[int] = set()
+    try:
+        try:
+            for color, adapter in adapters.items():
+                _run(color, adapter.start)
+            reason, detail = _play(game, adapters, clocks, limit)
+            winner = game.winner() if reason is not Reason.MOVE_LIMIT else _adjudicate(game)
+            assert winner is not None
+        except _Forfeit as forfeit:
+            failed.add(forfeit.color)
+            reason, detail, winner = forfeit.reason, forfeit.detail, -forfeit.color
+    finally:
+        for color, adapter in adapters.items():
+            if color in failed:
+                adapter.kill()
+            else:
+                try:
+                    adapter.close()
+                except OSError:
+                    adapter.kill()
+    return GameRecord(game, black.name, white.name, winner, reason,
+                      _result(game, winner, reason), detail, len(opening),
+                      {c: clocks[c].used for c in clocks}, {c: clocks[c].slowest for c in clocks})
+
+
+def _play(game: Game, adapters: dict[int, EngineAdapter], clocks: dict[int, Clock],
+          limit: int) -> tuple[Reason, str]:
+    """Play the game to its end by the rules or the move limit (a `_Forfeit` otherwise)."""
+    while not game.is_over():
+        if len(game.moves) >= limit:
+            return Reason.MOVE_LIMIT, f"{limit} moves played"
+        color = game.to_move
+        if game.name == "othello" and game.legal_moves().tolist() == [game.pass_move]:
+            game.play(game.pass_move)  # forced: the side is not asked
+            continue
+        adapter, clock = adapters[color], clocks[color]
+        answer = _run(color, lambda: adapter.genmove(game, clock))
+        if not clock.charge(answer.seconds):
+            raise _Forfeit(color, Reason.TIME, f"{adapter.name} took {answer.seconds:.2f} s "
+                           f"for move {len(game.moves) + 1} ({clock.control}, margin "
+                           f"{clock.margin:g} s)")
+        if answer.move is None:
+            raise _Forfeit(color, Reason.RESIGN, f"{adapter.name} resigned")
+        if not game.is_legal(answer.move):
+            raise _Forfeit(color, Reason.ILLEGAL, f"{adapter.name} played the illegal move "
+                           f"{answer.text} (move {len(game.moves) + 1})")
+        game.play(answer.move)
+    if game.name == "gomoku":
+        return (Reason.DRAW, "the board is full") if game.winner() == DRAW else \
+            (Reason.FIVE, "five in a row")
+    return Reason.SCORE, ""
+
+
+def _run(color: int, call: Callable[[], T]) -> T:
+    """`call()`, an engine's failure turned into the loss of the game by `color`."""
+    try:
+        return call()
+    except EngineFailure as failure:
+        reason = (Reason.CRASH if isinstance(failure, EngineCrashed) else
+                  Reason.TIME if isinstance(failure, EngineHung) else Reason.ILLEGAL)
+        raise _Forfeit(color, reason, str(failure)) from None
+
+
+def _adjudicate(game: Game) -> int:
+    """The winner of a game stopped at the move limit: Go by the area score, else a draw."""
+    if game.name == "go":
+        score = game.score()  # type: ignore[attr-defined]
+        return BLACK if score > 0 else WHITE if score < 0 else DRAW
+    return DRAW
+
+
+def _result(game: Game, winner: int, reason: Reason) -> str:
+    """SGF's RE of a finished game."""
+    if reason in _FORFEIT_SUFFIX:
+        return f"{_COLOR_LETTERS[winner]}+{_FORFEIT_SUFFIX[reason]}"
+    if winner == DRAW:
+        return "0"
+    margin = _margin(game)
+    return f"{_COLOR_LETTERS[winner]}+{'' if margin is None else f'{abs(margin):g}'}"
+
+
+def _margin(game: Game) -> float | None:
+    """Black's lead by the game's count: Go's area score, Othello's disc difference; None for
+    Gomoku, which has no score."""
+    if game.name == "go":
+        return game.score()  # type: ignore[attr-defined,no-any-return]
+    if game.name == "othello":
+        black, white = game.disc_count()  # type: ignore[attr-defined]
+        return float(black - white)
+    return None
+
+
+__all__ = ["GameRecord", "Reason", "new_position", "play_game"]
