@@ -146,16 +146,18 @@ class EngineAdapter(ABC):
         return self.spec.name
 
     @abstractmethod
-    def start(self) -> None:
-        """Start the process if not yet, and give it the game's settings."""
+    def start(self) -> float:
+        """Start the process if not yet and give it the game's settings; the seconds to charge
+        to its game clock for that (a Gomocup brain's start-up, as its managers count it)."""
 
     @abstractmethod
     def genmove(self, game: Game, clock: Clock) -> Answer:
         """The engine's move for the side to move of `game` (which is not changed)."""
 
     @abstractmethod
-    def close(self) -> None:
-        """End the engine politely (quit / END), killing it if it does not go."""
+    def close(self) -> int | None:
+        """End the engine politely (quit / END), killing it if it does not go; its exit
+        status (None if it never started)."""
 
     @abstractmethod
     def kill(self) -> None:
@@ -182,7 +184,7 @@ class GtpAdapter(EngineAdapter):
                 raise EngineCrashed(f"could not start: {exc}") from None
         return self._client
 
-    def start(self) -> None:
+    def start(self) -> float:
         setup = self.setup
         if self._call("known_command set_game", SETUP_TIMEOUT).text.strip() == "true":
             self._require(f"set_game {_GTP_GAME_NAMES[setup.game]}")
@@ -195,6 +197,7 @@ class GtpAdapter(EngineAdapter):
             self._require(f"komi {setup.rules.get('komi', 7.5):g}")
         self._call(setup.time_control.gtp_settings(), SETUP_TIMEOUT)  # `?`: told nothing
         self._known = 0
+        return 0.0
 
     def genmove(self, game: Game, clock: Clock) -> Answer:
         for index in range(self._known, len(game.moves)):
@@ -242,9 +245,8 @@ class GtpAdapter(EngineAdapter):
         if not reply.ok:
             raise SetupRefused(f"{self.name} refused {command!r}: {reply.text}")
 
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
+    def close(self) -> int | None:
+        return None if self._client is None else self._client.close()
 
     def kill(self) -> None:
         if self._client is not None:
@@ -269,7 +271,7 @@ class GomocupAdapter(EngineAdapter):
                 raise EngineCrashed(f"could not start: {exc}") from None
         return self._brain
 
-    def start(self) -> None:
+    def start(self) -> float:
         setup = self.setup
         rule = setup.rules.get("rule", "freestyle")
         if rule not in _GOMOCUP_RULES:
@@ -280,15 +282,18 @@ class GomocupAdapter(EngineAdapter):
             self._guard(lambda: self.brain.info(key, value), f"INFO {key}", SETUP_TIMEOUT)
         command = (f"START {setup.width}" if setup.width == setup.height
                    else f"RECTSTART {setup.width},{setup.height}")
-        reply = self._guard(lambda: self.brain.ask(command, SETUP_TIMEOUT), command,
-                            SETUP_TIMEOUT)
+        brain = self.brain
+        self._guard(lambda: brain.send(command), command, SETUP_TIMEOUT)
+        reply = self._guard(lambda: brain.read_reply(SETUP_TIMEOUT, sent_at=brain.spawned_at),
+                            command, SETUP_TIMEOUT)
         if reply.kind is not ReplyKind.OK:
             raise SetupRefused(f"{self.name} refused {command!r}: {reply.text}")
         self._known, self._seated = 0, False
+        return reply.seconds  # from process creation: the managers' match clock
 
     def genmove(self, game: Game, clock: Clock) -> Answer:
         brain, deadline = self.brain, clock.deadline
-        if not clock.control.is_per_move:
+        if clock.control.has_game_clock:
             left = round(1000 * clock.report()[0])
             self._guard(lambda: brain.info("time_left", left), "INFO time_left", deadline)
         moves = game.moves
@@ -322,9 +327,8 @@ class GomocupAdapter(EngineAdapter):
         except gomocup_client.EngineExited as exc:
             raise EngineCrashed(str(exc)) from None
 
-    def close(self) -> None:
-        if self._brain is not None:
-            self._brain.close()
+    def close(self) -> int | None:
+        return None if self._brain is None else self._brain.close()
 
     def kill(self) -> None:
         if self._brain is not None:

@@ -247,8 +247,9 @@ def write_sgf(config: MatchConfig, number: int, game: GameRecord) -> Path:
     assert config.out is not None
     setup = config.setup
     control = setup.time_control
-    overtime = (f"{control.per_move:g} s per move" if control.per_move is not None
-                else f"Fischer +{control.increment:g} s per move")
+    overtime = ", ".join(
+        ([f"Fischer +{control.increment:g} s per move"] if control.has_game_clock else [])
+        + ([f"at most {control.per_move:g} s per move"] if control.per_move is not None else []))
     comment = f"{game.result} by {game.reason.value}" + (f": {game.detail}" if game.detail
                                                           else "")
     if game.opening_plies:
@@ -256,7 +257,7 @@ def write_sgf(config: MatchConfig, number: int, game: GameRecord) -> Path:
     info = SgfInfo(
         black=game.black, white=game.white, result=game.result,
         rules=_RULES_TEXT[setup.game].format(rule=setup.rules.get("rule", "freestyle")),
-        day=date.today(), main_time=control.base if control.per_move is None else 0.0,
+        day=date.today(), main_time=control.base,
         overtime=overtime, name=f"{config.first.name} vs {config.second.name}, game {number}",
         comment=comment, application=f"saz:{_version()}",
         move_comments={game.opening_plies - 1: "end of the opening"}

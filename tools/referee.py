@@ -82,6 +82,9 @@ class GameRecord:
     #: Seconds each side used, and its slowest move.
     seconds: dict[int, float]
     slowest: dict[int, float]
+    #: Each engine's exit status after the game (None: killed after a failure, or never
+    #: started; negative: ended by that signal).
+    exit_status: dict[int, int | None]
 
     def player(self, color: int) -> str:
         return self.black if color == BLACK else self.white
@@ -127,10 +130,13 @@ def play_game(setup: GameSetup, black: EngineSpec, white: EngineSpec,
     adapters = {color: open_engine(spec, setup) for color, spec in specs.items()}
     clocks = {color: Clock(setup.time_control, margin) for color in specs}
     failed: set[int] = set()
+    exit_status: dict[int, int | None] = {BLACK: None, WHITE: None}
     try:
         try:
             for color, adapter in adapters.items():
-                _run(color, adapter.start)
+                if not clocks[color].charge_setup(_run(color, adapter.start)):
+                    raise _Forfeit(color, Reason.TIME, f"{adapter.name} used "
+                                   f"{clocks[color].used:.2f} s to start")
             reason, detail = _play(game, adapters, clocks, limit)
             winner = game.winner() if reason is not Reason.MOVE_LIMIT else _adjudicate(game)
             assert winner is not None
@@ -143,12 +149,13 @@ def play_game(setup: GameSetup, black: EngineSpec, white: EngineSpec,
                 adapter.kill()
             else:
                 try:
-                    adapter.close()
+                    exit_status[color] = adapter.close()
                 except OSError:
                     adapter.kill()
     return GameRecord(game, black.name, white.name, winner, reason,
                       _result(game, winner, reason), detail, len(opening),
-                      {c: clocks[c].used for c in clocks}, {c: clocks[c].slowest for c in clocks})
+                      {c: clocks[c].used for c in clocks}, {c: clocks[c].slowest for c in clocks},
+                      exit_status)
 
 
 def _play(game: Game, adapters: dict[int, EngineAdapter], clocks: dict[int, Clock],
