@@ -418,3 +418,170 @@ def test_a_hanging_brain_loses_on_time() -> None:
 def test_a_brain_refusing_the_board_is_a_setup_error() -> None:
     with pytest.raises(SetupRefused, match="START 5"):
         play_game(GOMOKU5, brain_fake("b"), brain_fake("w", refuse_start=True))
+
+
+# -- the match --------------------------------------------------------------------------------------
+def test_each_opening_is_played_with_both_colours() -> None:
+    a, b = EngineSpec("a", ("a",)), EngineSpec("b", ("b",))
+    pairings = schedule(a, b, 5, [(1,), (2,)])
+    assert [(p.number, p.black.name, p.white.name, p.opening) for p in pairings] == [
+        (1, "a", "b", (1,)), (2, "b", "a", (1,)), (3, "a", "b", (2,)), (4, "b", "a", (2,)),
+        (5, "a", "b", (1,))]
+
+
+def test_random_openings_are_seeded_legal_and_pass_free() -> None:
+    setup = GameSetup("go", 9, 9, TimeControl.parse("move=1"))
+    openings = random_openings(setup, 6, 3, seed=7)
+    assert openings == random_openings(setup, 6, 3, seed=7)
+    assert openings != random_openings(setup, 6, 3, seed=8)
+    assert len(set(openings)) == 3
+    for opening in openings:
+        assert len(opening) == 6 and 81 not in opening
+        game = new_game("go", 9)  # legal, or play raises
+        for move in opening:
+            game.play(move)
+
+
+def test_openings_files_name_moves_in_gtp_vertices() -> None:
+    lines = ["# two openings", "", "D4 E5, pass  # a pass is a move in Go", "c3 C4"]
+    openings = read_openings(lines, GO5)
+    vertices = vertices_for("go", 5, 5)
+    assert openings == [(vertices.parse("D4"), vertices.parse("E5"), 25),
+                        (vertices.parse("C3"), vertices.parse("C4"))]
+    with pytest.raises(MatchError, match="line 2: D4"):
+        read_openings(["C3", "C3 D4 D4"], GO5)
+    with pytest.raises(MatchError, match="line 1: Z9"):
+        read_openings(["Z9"], GO5)
+    with pytest.raises(MatchError, match="no opening"):
+        read_openings(["# nothing"], GO5)
+
+
+def _winner_and_loser(tmp_path: Path) -> tuple[EngineSpec, EngineSpec]:
+    """`five` makes five along the top row whatever happens; `broken` answers no move, so it
+    loses every game at its first turn, as Black or as White."""
+    return (brain_fake("five", "0,0", "1,0", "2,0", "3,0", "4,0"),
+            brain_fake("broken", "nonsense"))
+
+
+def test_a_match_writes_lines_records_and_a_summary(tmp_path: Path) -> None:
+    five, broken = _winner_and_loser(tmp_path)
+    out = io.StringIO()
+    status = main(["--game", "gomoku", "--size", "5", "--games", "3", "--tc", "move=5",
+                   "--out", str(tmp_path / "m"), "--concurrency", "2",
+                   "--engine", f"five={five.command}", "--engine", f"broken={broken.command}"],
+                  stdout=out)
+    assert status == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0] == ("five vs broken: 3 games of gomoku 5x5, move=5, openings: none")
+    games = sorted(line for line in lines if line.startswith("game "))
+    assert games[0] == ("game 1/3: five (B) - broken (W): B+F by illegal, 1 moves (answered "
+                        "'nonsense' to BOARD, not a move x,y)")
+    assert games[1].startswith("game 2/3: broken (B) - five (W): W+F by illegal, 0 moves")
+    assert lines[-2] == "  five vs broken: 3-0-0 (W-L-D), Elo +inf [-154, +inf]"
+    summary = json.loads((tmp_path / "m" / "summary.json").read_text())
+    assert summary["totals"] == {"five": {"wins": 3, "losses": 0, "draws": 0},
+                                 "broken": {"wins": 0, "losses": 3, "draws": 0}}
+    assert (summary["elo"]["elo"], summary["elo"]["lower"]) == (None, -153.5)
+    assert [g["winner"] for g in summary["games"]] == ["five"] * 3
+    assert summary["games"][1] | {"seconds": None, "slowest_move": None, "detail": None} == {
+        "game": 2, "black": "broken", "white": "five", "result": "W+F", "winner": "five",
+        "reason": "illegal", "detail": None, "moves": 0, "opening_plies": 0,
+        "seconds": None, "slowest_move": None, "sgf": "games/0002.sgf"}
+    assert summary["settings"]["time_control"] == "move=5"
+    record = parse_sgf((tmp_path / "m" / "games" / "0001.sgf").read_text())
+    assert record.game == "gomoku" and [n.move.move for n in record.nodes if n.move] == [0]
+    assert "RE[W+F]" in (tmp_path / "m" / "games" / "0002.sgf").read_text()
+
+
+def test_the_match_stops_once_the_sprt_decides(tmp_path: Path) -> None:
+    five, broken = _winner_and_loser(tmp_path)
+    config = MatchConfig(GOMOKU5, five, broken, games=12, sprt=Sprt(0, 200))
+    ended: list[int] = []
+    standings = run_match(config, lambda number, game, s: ended.append(number))
+    assert ended == list(range(1, 9))  # H1 after 8 straight wins (see the SPRT test)
+    assert standings.verdict is Verdict.H1 and str(standings.record) == "8-0-0"
+    assert standings.line().endswith(": H1 accepted")
+
+
+def test_openings_alternate_colours_through_the_match(tmp_path: Path) -> None:
+    """Two random 2-ply openings, four games: games 1 and 2 start from the first with the
+    engines' colours swapped, games 3 and 4 from the second."""
+    out = tmp_path / "m"
+    command = f"{sys.executable} -m saz.engine.cli gtp --player random"
+    status = main(["--game", "go", "--size", "5", "--games", "4", "--random-plies", "2",
+                   "--seed", "3", "--tc", "move=10", "--out", str(out),
+                   "--engine", f"r1={command}", "--engine", f"r2={command}"], stdout=io.StringIO())
+    assert status == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert [(g["black"], g["white"]) for g in summary["games"]] == [
+        ("r1", "r2"), ("r2", "r1"), ("r1", "r2"), ("r2", "r1")]
+    records = [parse_sgf((out / g["sgf"]).read_text()) for g in summary["games"]]
+    openings = [tuple(n.move.move for n in r.nodes if n.move)[:2] for r in records]
+    setup = GameSetup("go", 5, 5, TimeControl.parse("move=10"), {"komi": 7.5})
+    expected = random_openings(setup, 2, 2, seed=3)
+    assert openings == [expected[0], expected[0], expected[1], expected[1]]
+    for game, record in zip(summary["games"], records):  # the records replay to the result
+        replay = new_game("go", 5, komi=7.5)
+        for node in record.nodes:
+            if node.move:
+                replay.play(node.move.move)
+        assert game["reason"] in ("score", "move limit", "resign")
+        if game["reason"] == "score":
+            assert replay.is_over() and game["result"] in (
+                f"B+{replay.score():g}", f"W+{-replay.score():g}", "0")
+
+
+def test_match_mistakes_exit_with_status_2(tmp_path: Path, capsys) -> None:
+    refusing = gtp_fake("refusing", refuse=("boardsize",))
+    fine = gtp_fake("fine")
+    args = ["--game", "go", "--size", "5", "--engine", f"x={refusing.command}",
+            "--engine", f"y={fine.command}"]
+    assert main(args, stdout=io.StringIO()) == 2
+    assert "refused 'boardsize 5'" in capsys.readouterr().err
+    for bad in (["--engine", "a=gnugo"], ["--engine", f"a={fine.command}", "--engine",
+                                          f"a={fine.command}"],
+                ["--engine", "a=no-such-engine-x", "--engine", f"b={fine.command}"],
+                ["--tc", "fast", "--engine", f"a={fine.command}", "--engine", f"b={fine.command}"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["--game", "go", "--size", "5", *bad], stdout=io.StringIO())
+        assert exit_info.value.code == 2
+
+
+def test_saz_match_imports_no_torch() -> None:
+    code = ("import sys; import saz.tools.match; "
+            "sys.exit(bool({'torch', 'onnxruntime'} & set(sys.modules)))")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+# -- real peers ---------------------------------------------------------------------------------
+def _peer(name: str) -> str:
+    try:
+        return resolve_program(name)
+    except ValueError:
+        pytest.skip(f"{name} is not installed (apt-get install -y gnugo grhino)")
+
+
+@pytest.mark.parametrize(("game", "size", "peer"), [
+    ("go", "7", "gnugo --mode gtp --level 0 --chinese-rules --capture-all-dead"),
+    ("othello", "8", "gtp-rhino -l 1"),
+])
+def test_a_short_match_against_a_real_peer(tmp_path: Path, game: str, size: str,
+                                           peer: str) -> None:
+    """`saz gtp --player greedy` against GNU Go or gtp-rhino, both colours, through the whole
+    protocol path: every game ends by the rules (no forfeit on either side). Small and quick:
+    the 10-game matches of docs/STRENGTH.md are the real measurement."""
+    _peer(peer.split()[0])
+    greedy = f"{sys.executable} -m saz.engine.cli gtp --player greedy"
+    out = tmp_path / "m"
+    assert main(["--game", game, "--size", size, "--games", "2", "--tc", "move=5",
+                 "--out", str(out), "--engine", f"greedy={greedy}",
+                 "--engine", f"peer={peer}"], stdout=io.StringIO()) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert [g["reason"] for g in summary["games"]] == ["score", "score"]
+    for entry in summary["games"]:
+        record = parse_sgf((out / entry["sgf"]).read_text())
+        replay = new_game(game, int(size))
+        for node in record.nodes:
+            if node.move:
+                replay.play(node.move.move)
+        assert replay.is_over() and len(replay.moves) == entry["moves"]
