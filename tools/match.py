@@ -342,9 +342,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="saz match",
         description="Play two engines against each other (GTP for Go and Othello, Gomocup for "
                     "Gomoku), refereed move by move, with Elo, its 95%% interval and an SPRT.",
-        epilog="Time controls: BASE+INC (Fischer seconds, e.g. 5+0.1) or move=SECONDS (e.g. "
-               "move=2). Openings file: one opening a line, moves in GTP vertices (Go, Gomoku "
-               "D4; Othello d3 from the top-left), 'pass' where needed, '#' comments.")
+        epilog="Time controls: BASE+INC (Fischer seconds, e.g. 5+0.1), move=SECONDS (e.g. "
+               "move=2), or both (60+0,move=1, Gomocup's match and turn limits). Openings file: "
+               "one opening a line, moves in GTP vertices (Go, Gomoku D4; Othello d3 from the "
+               "top-left), 'pass' where needed, '#' comments. Engines restart every game.")
     parser.add_argument("--game", choices=GAME_NAMES, required=True)
     parser.add_argument("--size", type=parse_size, metavar="N|WxH",
                         help="the board (default: go 19, othello 8, gomoku 15)")
@@ -354,7 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, default=2, metavar="K",
                         help="games to play (default 2: one opening, both colours)")
     parser.add_argument("--tc", default="move=5", metavar="TC",
-                        help="time control: BASE+INC or move=SECONDS (default move=5)")
+                        help="time control: BASE+INC, move=SECONDS or both (default move=5)")
     parser.add_argument("--time-margin", type=float, default=0.5, metavar="S",
                         help="seconds past the limit that are forgiven (default 0.5)")
     openings = parser.add_mutually_exclusive_group()
