@@ -27,7 +27,7 @@ from saz.tools.match import (
     run_match,
     schedule,
 )
-from saz.tools.referee import GameRecord, Reason, play_game
+from saz.tools.referee import Reason, play_game
 from saz.tools.time_control import Clock, TimeControl, TimeControlError
 
 FAKES = Path(__file__).parent / "fakes"
@@ -36,8 +36,8 @@ GO5 = GameSetup("go", 5, 5, TimeControl.parse("move=5"), {"komi": 0.5})
 OTHELLO4 = GameSetup("othello", 4, 4, TimeControl.parse("move=5"))
 GOMOKU5 = GameSetup("gomoku", 5, 5, TimeControl.parse("move=5"))
 #: A full 5x5 board without five in a row, Black's 13 points and White's 12 (x,y).
-DRAWN_BLACK = "0,0 1,0 4,0 2,1 3,1 0,2 1,2 4,2 2,3 3,3 0,4 3,4 4,4".split()
-DRAWN_WHITE = "2,0 3,0 0,1 1,1 4,1 2,2 3,2 0,3 1,3 4,3 1,4 2,4".split()
+DRAWN_BLACK = ["0,0", "1,0", "4,0", "2,1", "3,1", "0,2", "1,2", "4,2", "2,3", "3,3", "0,4", "3,4", "4,4"]
+DRAWN_WHITE = ["2,0", "3,0", "0,1", "1,1", "4,1", "2,2", "3,2", "0,3", "1,3", "4,3", "1,4", "2,4"]
 
 
 def gtp_fake(name: str, *answers: str, log: Path | None = None,
@@ -100,7 +100,7 @@ def test_records_count_and_reject_nonsense() -> None:
     with pytest.raises(ValueError):
         Record(wins=-1)
     with pytest.raises(ValueError, match="no games"):
-        Record().score
+        _ = Record().score
 
 
 def test_sprt_bounds_and_straight_wins() -> None:
@@ -550,7 +550,7 @@ def test_match_mistakes_exit_with_status_2(tmp_path: Path, capsys) -> None:
 def test_saz_match_imports_no_torch() -> None:
     code = ("import sys; import saz.tools.match; "
             "sys.exit(bool({'torch', 'onnxruntime'} & set(sys.modules)))")
-    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
 # -- real peers ---------------------------------------------------------------------------------

@@ -210,8 +210,9 @@ def test_player_search_keeps_to_the_allowed_moves() -> None:
 
 
 @pytest.mark.parametrize(("argv", "lines", "expected"), [
-    (["--player", "greedy"], "boardsize 5\nplay w C3\nplay b B3\nplay w pass\n"
-     "play b D3\nplay w pass\nplay b C2\nplay w pass\ngenmove b\n", "C4"),
+    (["--player", "greedy"], ("boardsize 5\nplay w C3\nplay b B3\nplay w pass\n"
+                              "play b D3\nplay w pass\nplay b C2\nplay w pass\ngenmove b\n"),
+     "C4"),
     (["--player", "greedy", "--game", "othello"], "boardsize 8\nplay b D3\ngenmove w\n", None),
 ])
 def test_saz_gtp_answers_genmove_with_the_reference_player(argv, lines, expected) -> None:

@@ -26,8 +26,9 @@ import os
 import shlex
 import shutil
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from saz.engine.games.base import BLACK, WHITE, Game
 from saz.protocol import gomocup_client, gtp_client
@@ -46,6 +47,7 @@ EXTRA_PATH = "/usr/games"
 _GTP_GAME_NAMES = {"go": "Go", "othello": "Othello", "gomoku": "Gomoku"}
 #: Gomocup INFO rule values of the Gomoku rules (0 freestyle, 1 exact five).
 _GOMOCUP_RULES = {"freestyle": 0, "exact-five": 1}
+T = TypeVar("T")
 
 
 class EngineFailure(Exception):
@@ -278,14 +280,14 @@ class GomocupAdapter(EngineAdapter):
             raise SetupRefused(f"the Gomocup protocol has no rule {rule!r}")
         settings = {**setup.time_control.gomocup_limits(), "max_memory": 0, "game_type": 1,
                     "rule": _GOMOCUP_RULES[rule]}
+        brain = self.brain
         for key, value in settings.items():
-            self._guard(lambda: self.brain.info(key, value), f"INFO {key}", SETUP_TIMEOUT)
+            self._guard(f"INFO {key}", SETUP_TIMEOUT, brain.info, key, value)
         command = (f"START {setup.width}" if setup.width == setup.height
                    else f"RECTSTART {setup.width},{setup.height}")
-        brain = self.brain
-        self._guard(lambda: brain.send(command), command, SETUP_TIMEOUT)
-        reply = self._guard(lambda: brain.read_reply(SETUP_TIMEOUT, sent_at=brain.spawned_at),
-                            command, SETUP_TIMEOUT)
+        self._guard(command, SETUP_TIMEOUT, brain.send, command)
+        reply = self._guard(command, SETUP_TIMEOUT, brain.read_reply, SETUP_TIMEOUT,
+                            sent_at=brain.spawned_at)
         if reply.kind is not ReplyKind.OK:
             raise SetupRefused(f"{self.name} refused {command!r}: {reply.text}")
         self._known, self._seated = 0, False
@@ -295,20 +297,22 @@ class GomocupAdapter(EngineAdapter):
         brain, deadline = self.brain, clock.deadline
         if clock.control.has_game_clock:
             left = round(1000 * clock.report()[0])
-            self._guard(lambda: brain.info("time_left", left), "INFO time_left", deadline)
+            self._guard("INFO time_left", deadline, brain.info, "time_left", left)
         moves = game.moves
         if not moves:
-            command, ask = "BEGIN", (lambda: brain.begin(deadline))
+            asked = "BEGIN"
+            reply = self._guard(asked, deadline, brain.begin, deadline)
         elif self._seated and self._known == len(moves) - 1:
             x, y = self._xy(moves[-1])
-            command, ask = f"TURN {x},{y}", (lambda: brain.turn(x, y, deadline))
+            asked = f"TURN {x},{y}"
+            reply = self._guard(asked, deadline, brain.turn, x, y, deadline)
         else:
             mover = len(moves) % 2  # stones of the side to move are the brain's own (1)
             stones = [(*self._xy(m), 1 if i % 2 == mover else 2) for i, m in enumerate(moves)]
-            command, ask = "BOARD", (lambda: brain.board(stones, deadline))
-        reply = self._guard(ask, command, deadline)
+            asked = "BOARD"
+            reply = self._guard(asked, deadline, brain.board, stones, deadline)
         if reply.kind is not ReplyKind.MOVE or len(reply.points) != 1:
-            raise EngineMisbehaved(f"answered {reply.text!r} to {command}, not a move x,y")
+            raise EngineMisbehaved(f"answered {reply.text!r} to {asked}, not a move x,y")
         x, y = reply.move
         self._known, self._seated = len(moves) + 1, True
         if not (x < self.setup.width and y < self.setup.height):
@@ -319,9 +323,11 @@ class GomocupAdapter(EngineAdapter):
         y, x = divmod(move, self.setup.width)
         return x, y
 
-    def _guard(self, call: Any, what: str, timeout: float) -> Any:
+    def _guard(self, what: str, timeout: float, call: Callable[..., T], *args: Any,
+               **kwargs: Any) -> T:
+        """`call(*args, **kwargs)`, the client's errors turned into the adapter's."""
         try:
-            return call()
+            return call(*args, **kwargs)
         except gomocup_client.EngineTimeout:
             raise EngineHung(f"no answer to {what} within {timeout:g} s") from None
         except gomocup_client.EngineExited as exc:

@@ -53,8 +53,6 @@ from saz.tools.time_control import TimeControl, TimeControlError
 
 #: Draws of a random opening before giving up on one that does not end the game.
 _OPENING_TRIES = 100
-#: The rules in words, for SGF's RU.
-_RULES_TEXT = {"go": "Tromp-Taylor", "othello": "", "gomoku": "{rule}"}
 
 
 class MatchError(Exception):
@@ -156,13 +154,12 @@ class Standings:
     """The games so far and the first engine's record."""
 
     config: MatchConfig
-    games: list[GameRecord] = field(default_factory=list)
-    numbers: list[int] = field(default_factory=list)
+    #: (game number, record), in the order the games ended.
+    results: list[tuple[int, GameRecord]] = field(default_factory=list)
     record: Record = field(default_factory=Record)
 
     def add(self, number: int, game: GameRecord) -> None:
-        self.games.append(game)
-        self.numbers.append(number)
+        self.results.append((number, game))
         self.record = self.record.plus(game.points_of(self.config.first.name))
 
     @property
@@ -256,7 +253,7 @@ def write_sgf(config: MatchConfig, number: int, game: GameRecord) -> Path:
         comment += f"; the first {game.opening_plies} moves are the opening"
     info = SgfInfo(
         black=game.black, white=game.white, result=game.result,
-        rules=_RULES_TEXT[setup.game].format(rule=setup.rules.get("rule", "freestyle")),
+        rules=_rules_text(setup),
         day=date.today(), main_time=control.base,
         overtime=overtime, name=f"{config.first.name} vs {config.second.name}, game {number}",
         comment=comment, application=f"saz:{_version()}",
@@ -267,12 +264,19 @@ def write_sgf(config: MatchConfig, number: int, game: GameRecord) -> Path:
     return path
 
 
+def _rules_text(setup: GameSetup) -> str:
+    """The rules in words, for SGF's RU (Othello has one rule set: nothing to say)."""
+    if setup.game == "go":
+        return "Tromp-Taylor"
+    return str(setup.rules.get("rule", "")) if setup.game == "gomoku" else ""
+
+
 def summary(config: MatchConfig, standings: Standings) -> dict[str, Any]:
     """The machine-readable record of the match so far (summary.json)."""
     setup, record = config.setup, standings.record
     first, second = config.first.name, config.second.name
     games = []
-    for number, game in sorted(zip(standings.numbers, standings.games), key=lambda p: p[0]):
+    for number, game in sorted(standings.results, key=lambda result: result[0]):
         games.append({
             "game": number, "black": game.black, "white": game.white,
             "result": game.result, "winner": game.winner_name, "reason": game.reason.value,

@@ -28,7 +28,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from saz.engine.games import BLACK, DRAW, WHITE, Game, new_game
 from saz.tools.adapters import (
@@ -169,7 +169,7 @@ def _play(game: Game, adapters: dict[int, EngineAdapter], clocks: dict[int, Cloc
             game.play(game.pass_move)  # forced: the side is not asked
             continue
         adapter, clock = adapters[color], clocks[color]
-        answer = _run(color, lambda: adapter.genmove(game, clock))
+        answer = _run(color, adapter.genmove, game, clock)
         if not clock.charge(answer.seconds):
             raise _Forfeit(color, Reason.TIME, f"{adapter.name} took {answer.seconds:.2f} s "
                            f"for move {len(game.moves) + 1} ({clock.control}, margin "
@@ -186,10 +186,10 @@ def _play(game: Game, adapters: dict[int, EngineAdapter], clocks: dict[int, Cloc
     return Reason.SCORE, ""
 
 
-def _run(color: int, call: Callable[[], T]) -> T:
-    """`call()`, an engine's failure turned into the loss of the game by `color`."""
+def _run(color: int, call: Callable[..., T], *args: Any) -> T:
+    """`call(*args)`, an engine's failure turned into the loss of the game by `color`."""
     try:
-        return call()
+        return call(*args)
     except EngineFailure as failure:
         reason = (Reason.CRASH if isinstance(failure, EngineCrashed) else
                   Reason.TIME if isinstance(failure, EngineHung) else Reason.ILLEGAL)

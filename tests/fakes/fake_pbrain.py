@@ -23,7 +23,7 @@ def main() -> int:
     parser.add_argument("answers", nargs="*")
     args = parser.parse_args()
     answers = list(args.answers)
-    log = open(args.log, "a", encoding="utf-8") if args.log else None
+    log = open(args.log, "a", encoding="utf-8") if args.log else None  # noqa: SIM115 (the life of the process)
     in_board = False
     for line in sys.stdin:
         line = line.strip()
