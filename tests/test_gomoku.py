@@ -279,16 +279,71 @@ def test_encode_exact_planes(white_to_move: bool) -> None:
         game.play(game.point(3, 3))
         black.append(18)
     own, opp = (white, black) if white_to_move else (black, white)
-    expected = np.zeros((26, 4), dtype=np.float32)
+    expected = np.zeros((26, 10), dtype=np.float32)
     expected[own, 0] = 1
     expected[opp, 1] = 1
     expected[:25, 2] = 1
     expected[own + opp, 2] = 0
-    expected[25, 3] = 1
-    out = np.full((26, 4), 7.0, dtype=np.float32)
+    expected[:25, 3:9] = game.threats()
+    expected[25, 9] = 1
+    out = np.full((26, 10), 7.0, dtype=np.float32)
     game.encode(out)
-    assert game.feature_names == ("own", "opponent", "empty", "extra")
+    assert game.feature_names == ("own", "opponent", "empty", "own_five", "own_four",
+                                  "own_three", "opponent_five", "opponent_four",
+                                  "opponent_three", "extra")
     np.testing.assert_array_equal(out, expected)
+
+
+def test_threat_planes_of_a_known_position() -> None:
+    # Black (to move) has three in row 4 at x = 2..4; White three on the diagonal from (0, 0).
+    game = play_stones(Gomoku(9), [(2, 4), (3, 4), (4, 4)], [(0, 0), (1, 1), (2, 2)])
+    threats = game.threats()
+
+    def marked(plane: int) -> set[tuple[int, int]]:
+        return {(p % 9, p // 9) for p in np.flatnonzero(threats[:, plane])}
+
+    assert marked(0) == set()  # no own five
+    # Fours: every window of row 4 that holds all three (broken fours included).
+    assert marked(1) == {(0, 4), (1, 4), (5, 4), (6, 4)}
+    # Threes: the windows [3..7] of row 4 hold two; (1, 4) lies only in windows that hold three.
+    assert marked(2) == {(5, 4), (6, 4), (7, 4)}
+    # Black's stone on (4, 4) lies in every diagonal window through two White stones: White has
+    # nothing at all.
+    assert marked(3) == marked(4) == marked(5) == set()
+
+
+def _threats_by_definition(game: Gomoku) -> np.ndarray:
+    """The threat planes from their definition, window by window."""
+    board = game.board.reshape(game.height, game.width)
+    me = game.to_move
+    out = np.zeros((game.num_points, 6), dtype=np.uint8)
+    for y in range(game.height):
+        for x in range(game.width):
+            if board[y, x] != 0:
+                continue
+            for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1)):
+                for start in range(-4, 1):
+                    cells = [(x + (start + k) * dx, y + (start + k) * dy) for k in range(5)]
+                    if not all(0 <= cx < game.width and 0 <= cy < game.height for cx, cy in cells):
+                        continue
+                    values = [board[cy, cx] for cx, cy in cells]
+                    for side, offset in ((me, 0), (-me, 3)):
+                        if -side in values:
+                            continue
+                        length = values.count(side) + 1
+                        if length in (5, 4, 3):
+                            out[y * game.width + x, offset + 5 - length] = 1
+    return out
+
+
+@pytest.mark.parametrize("size", [(5, 5), (9, 9), (15, 15), (12, 7)])
+def test_threat_planes_match_their_definition_over_random_games(size: tuple[int, int]) -> None:
+    rng = np.random.default_rng(sum(size))
+    for _ in range(6):
+        game = Gomoku(*size)
+        while not game.is_over() and len(game.moves) < 0.6 * game.num_points:
+            game.play(int(rng.choice(game.legal_moves())))
+            np.testing.assert_array_equal(game.threats(), _threats_by_definition(game))
 
 
 # -- tactics ------------------------------------------------------------------------------------

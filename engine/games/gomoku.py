@@ -91,6 +91,11 @@ class _Lines:
     #: `own >> shift & mask` (ahead) or `own << shift & mask` (behind) has bit p set when the
     #: point k steps from p lies on the board and holds an own stone.
     windows: tuple[tuple[_Shifts, _Shifts], ...] = field(init=False, repr=False)
+    #: Every window of five points in a row that lies on the board, `[M, 5]` point indices.
+    fives: np.ndarray = field(init=False, repr=False)
+    #: Per point, the windows (rows of `fives`) it lies in, `[num_points, K]`, padded with M (a
+    #: window that holds nothing).
+    point_fives: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         g = grid(self.width, self.height)
@@ -109,6 +114,20 @@ class _Lines:
         object.__setattr__(self, "full", (1 << g.num_points) - 1)
         object.__setattr__(self, "rays", rays)
         object.__setattr__(self, "windows", tuple(windows))
+        fives = [[y * self.width + x + k * (dy * self.width + dx) for k in range(FIVE)]
+                 for dx, dy in _LINE_DIRECTIONS
+                 for y in range(self.height) for x in range(self.width)
+                 if 0 <= x + (FIVE - 1) * dx < self.width and y + (FIVE - 1) * dy < self.height]
+        member: list[list[int]] = [[] for _ in range(g.num_points)]
+        for i, window in enumerate(fives):
+            for p in window:
+                member[p].append(i)
+        width = max(map(len, member))
+        padded = np.full((g.num_points, width), len(fives), dtype=np.intp)
+        for p, windows_of_p in enumerate(member):
+            padded[p, :len(windows_of_p)] = windows_of_p
+        object.__setattr__(self, "fives", np.array(fives, dtype=np.intp).reshape(-1, FIVE))
+        object.__setattr__(self, "point_fives", padded)
 
     def _points_with_neighbour(self, dx: int, dy: int) -> int:
         """The mask of the points p whose point (dx, dy) away from p is on the board."""
@@ -172,8 +191,11 @@ class Gomoku(Game):
     """
 
     name: ClassVar[str] = "gomoku"
-    feature_names: ClassVar[tuple[str, ...]] = ("own", "opponent", "empty", "extra")
-    feature_version: ClassVar[int] = 1
+    feature_names: ClassVar[tuple[str, ...]] = (
+        "own", "opponent", "empty", "own_five", "own_four", "own_three",
+        "opponent_five", "opponent_four", "opponent_three", "extra")
+    #: 2: the threat planes (`threats`) joined own / opponent / empty.
+    feature_version: ClassVar[int] = 2
     RULES: ClassVar[tuple[str, ...]] = tuple(RULES_BY_NAME)
 
     def __init__(self, width: int, height: int | None = None, *, rule: str = "freestyle") -> None:
@@ -324,11 +346,30 @@ class Gomoku(Game):
 
     # -- the network's view -----------------------------------------------------------------------
     def encode(self, out: np.ndarray) -> None:
-        """own / opponent / empty per point from the side to move's view; the extra row has only
-        `extra` = 1."""
+        """Per point, from the side to move's view: own / opponent / empty, then the threat
+        planes (`threats`); the extra row has only `extra` = 1."""
         n = self.num_points
         np.take(_ENCODING[self._to_move], self._board, axis=0, out=out[:n], mode="wrap")
+        out[:n, 3:9] = self.threats()
         out[n] = _EXTRA_ROW
+
+    def threats(self) -> np.ndarray:
+        """`[num_points, 6]` 0/1: whether a stone of the side to move on this empty point would
+        make five, four or three in some window of five points in a row that holds no opponent
+        stone, then the same for the opponent.
+
+        The message passing of the graph network sums over neighbours without knowing their
+        direction, so it cannot see a line; these planes tell each point what lines run through
+        it, as KataGo's inputs tell a Go point its liberties. They are hints: the rules decide
+        what wins (an exact-five overline counts here as a five)."""
+        lines = self._lines
+        # Each window's content as one number, own stones + 6 x opponent stones, then as the
+        # bit flags of the threats it offers (`_WINDOW_FLAGS`); a point ORs those of its windows.
+        content = _STONE_CODES[self._to_move][self._board][lines.fives].sum(1)
+        flags = np.append(_WINDOW_FLAGS[content], np.uint8(0))  # the padding's window: none
+        point_flags = np.bitwise_or.reduce(flags[lines.point_fives], axis=1)
+        point_flags *= self._board == EMPTY
+        return np.unpackbits(point_flags[:, None], axis=1, bitorder="little")[:, :6]
 
     def copy(self) -> Gomoku:
         other = object.__new__(Gomoku)
@@ -343,7 +384,7 @@ class Gomoku(Game):
 def _encoding_table(to_move: int) -> np.ndarray:
     """Feature rows indexed by a point's int8 value from `to_move`'s view (EMPTY 0, BLACK 1, and
     WHITE -1, which `np.take(mode="wrap")` reads as the last row)."""
-    table = np.zeros((3, 4), dtype=np.float32)
+    table = np.zeros((3, len(Gomoku.feature_names)), dtype=np.float32)
     table[EMPTY, 2] = 1.0
     table[to_move, 0] = 1.0
     table[-to_move, 1] = 1.0
@@ -352,4 +393,27 @@ def _encoding_table(to_move: int) -> np.ndarray:
 
 
 _ENCODING = {BLACK: _encoding_table(BLACK), WHITE: _encoding_table(WHITE)}
-_EXTRA_ROW = np.array([0.0, 0.0, 0.0, 1.0], dtype=np.float32)
+_EXTRA_ROW = np.zeros(len(Gomoku.feature_names), dtype=np.float32)
+_EXTRA_ROW[-1] = 1.0
+#: A point's int8 value (EMPTY 0, BLACK 1, WHITE -1 read as the last entry) as its share of a
+#: window's content from the view of the side to move: an own stone 1, an opponent's 6.
+_STONE_CODES = {BLACK: np.array([0, 1, 6], dtype=np.int8),
+                WHITE: np.array([0, 6, 1], dtype=np.int8)}
+
+
+def _window_flags() -> np.ndarray:
+    """For a window's content `own + 6 x opponent` (0..35): bit k set (k = 0, 1, 2) when one more
+    own stone there would make 5, 4 or 3 with no opponent stone in the way, bit 3 + k the same
+    for the opponent."""
+    flags = np.zeros(36, dtype=np.uint8)
+    for own in range(FIVE + 1):
+        for theirs in range(FIVE + 1 - own):
+            for bit, length in enumerate((5, 4, 3)):
+                if theirs == 0 and own + 1 == length:
+                    flags[own + 6 * theirs] |= 1 << bit
+                if own == 0 and theirs + 1 == length:
+                    flags[own + 6 * theirs] |= 1 << (3 + bit)
+    return flags
+
+
+_WINDOW_FLAGS = _window_flags()
