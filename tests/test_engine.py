@@ -79,9 +79,11 @@ def test_ponder_runs_until_the_next_command_and_is_reused(tiny_model) -> None:
     engine.new_game(9)
     engine.genmove()
     assert engine.searching_in_background
-    time.sleep(0.3)
     search = engine._searcher()
     pondered = search.root
+    deadline = time.monotonic() + 30  # a loaded machine ponders slowly; wait for the visits
+    while time.monotonic() < deadline and max((c.n for c in pondered.children), default=0) <= 30:
+        time.sleep(0.05)
     reply = max(pondered.children, key=lambda c: c.n)
     engine.play(reply.move)  # halts the ponder
     assert not engine.searching_in_background
