@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from saz.engine.games import BLACK, DRAW, WHITE, new_game
+from saz.engine.games.bitboard import mask_of
 from saz.engine.games.errors import (
     GameError,
     IllegalMoveError,
@@ -424,16 +425,20 @@ def planes(game: Othello) -> np.ndarray:
     return out
 
 
-def expected_planes(own: list[int], opp: list[int], legal: list[int]) -> np.ndarray:
-    """The planes of a 4x4 position with these discs and legal points."""
-    num_points = 16
-    out = np.zeros((num_points + 1, 5), dtype=np.float32)
+def expected_planes(game: Othello, own: list[int], opp: list[int], legal: list[int],
+                    own_unsafe: list[int], opponent_unsafe: list[int]) -> np.ndarray:
+    """The planes of a position with these discs, legal moves (the pass in the extra row) and
+    unsafe discs of the side to move and of its opponent."""
+    n = game.num_points
+    out = np.zeros((n + 1, 7), dtype=np.float32)
     out[own, 0] = 1
     out[opp, 1] = 1
-    out[:num_points, 2] = 1
+    out[:n, 2] = 1
     out[own + opp, 2] = 0
     out[legal, 3] = 1
-    out[num_points, 4] = 1
+    out[own_unsafe, 4] = 1
+    out[opponent_unsafe, 5] = 1
+    out[n, 6] = 1
     return out
 
 
@@ -444,19 +449,91 @@ def expected_planes(own: list[int], opp: list[int], legal: list[int]) -> np.ndar
 def test_encode_start_position(to_move: int, own: list[int], opp: list[int],
                                legal: list[int]) -> None:
     game = Othello.from_diagram(str(Othello(4)), to_move=to_move)  # white b2 c3, black c2 b3
-    assert game.feature_names == ("own", "opponent", "empty", "legal", "extra")
-    np.testing.assert_array_equal(planes(game), expected_planes(own, opp, legal))
+    assert game.feature_names == ("own", "opponent", "empty", "legal", "own_unsafe",
+                                  "opponent_unsafe", "extra")
+    # Each of the four discs lies between the other colour and an empty point: all are unsafe.
+    np.testing.assert_array_equal(planes(game), expected_planes(game, own, opp, legal, own, opp))
 
 
 def test_encode_after_a_move() -> None:
-    game = played(Othello(4), "b1")  # flips b2; White's c3 can then take back via a1, c1 or a3
-    expected = expected_planes(own=[10], opp=[1, 5, 6, 9], legal=[0, 2, 8])
+    # Black's b1 flipped b2; White's c3 can take back b2 (a1), c2 (c1) or b3 (a3), and Black can
+    # flip c3 back from d3 (b3 c3 d3), but Black's b1 on the top edge lies on no line that flips.
+    game = played(Othello(4), "b1")
+    expected = expected_planes(game, own=[10], opp=[1, 5, 6, 9], legal=[0, 2, 8],
+                               own_unsafe=[10], opponent_unsafe=[5, 6, 9])
     np.testing.assert_array_equal(planes(game), expected)
 
 
 def test_encode_forced_pass_marks_the_extra_node() -> None:
     game = played(Othello(4), "b1 c1 d3 a1")
     out = planes(game)
-    np.testing.assert_array_equal(out[16], [0, 0, 0, 1, 1])
+    np.testing.assert_array_equal(out[16], [0, 0, 0, 1, 0, 0, 1])
     assert out[:16, 3].sum() == 0
     assert out[:16, 0].sum() == 5 and out[:16, 1].sum() == 3
+
+
+#: Black's discs are unsafe where a run of them has White on one end and an empty point on the
+#: other: d1 (c1 d1 e1) and c4 (b3 c4 d5). White's b1 c1 (a1 .. d1) and d2 (d1 d2 d3) likewise;
+#: d5 lies between two Black discs (c4 d5 e6), f2 and e6 between the edge and an empty point.
+#: In the bit string f2 a3 b3 and e2 f2 a3 are consecutive, but no line: a3 and f2 stay safe.
+UNSAFE_POSITION = [
+    ".OOX..",
+    "...O.O",
+    "X.....",
+    "..X...",
+    "...O..",
+    "....X.",
+]
+
+
+@pytest.mark.parametrize("to_move", [BLACK, WHITE])
+def test_unsafe_planes_of_a_known_position(to_move: int) -> None:
+    game = from_rows(UNSAFE_POSITION, to_move=to_move)
+
+    def points(names: str) -> list[int]:
+        return sorted(pt(game, name) for name in names.split())
+
+    black, white = points("d1 a3 c4 e6"), points("b1 c1 d2 f2 d5")
+    black_unsafe, white_unsafe = points("d1 c4"), points("b1 c1 d2")
+    if to_move == BLACK:
+        expected = expected_planes(game, black, white, points("a1 d3"), black_unsafe,
+                                   white_unsafe)
+        unsafe = (mask_of(black_unsafe), mask_of(white_unsafe))
+    else:
+        expected = expected_planes(game, white, black, points("e1 b3"), white_unsafe,
+                                   black_unsafe)
+        unsafe = (mask_of(white_unsafe), mask_of(black_unsafe))
+    assert game.unsafe_discs() == unsafe
+    np.testing.assert_array_equal(planes(game), expected)
+
+
+def unsafe_by_definition(game: Othello) -> tuple[list[int], list[int]]:
+    """(own_unsafe, opponent_unsafe) the slow way: the union of the flips of every placement of
+    the opponent, and of the side to move, walked ray by ray by the naive rules."""
+    ref = NaiveOthello(game.width, game.height)
+    ref.cells = game.board.reshape(game.height, game.width).tolist()
+
+    def exposed_by(color: int) -> list[int]:
+        return sorted({p for move in ref.placements(color) for p in ref.flips(move, color)})
+
+    return exposed_by(-game.to_move), exposed_by(game.to_move)
+
+
+@pytest.mark.parametrize("width, height, seed, games", [
+    (4, 4, 11, 60), (6, 6, 12, 20), (8, 8, 13, 8), (10, 10, 14, 3), (8, 4, 15, 20),
+    (4, 10, 16, 10), (12, 6, 17, 4),
+])
+def test_encode_matches_its_definition_over_random_games(width: int, height: int, seed: int,
+                                                         games: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(games):
+        game = Othello(width, height)
+        while True:
+            own = np.flatnonzero(game.board == game.to_move).tolist()
+            opp = np.flatnonzero(game.board == -game.to_move).tolist()
+            expected = expected_planes(game, own, opp, game.legal_moves().tolist(),
+                                       *unsafe_by_definition(game))
+            np.testing.assert_array_equal(planes(game), expected)
+            if game.is_over():
+                break
+            game.play(rng.choice(game.legal_moves().tolist()))

@@ -12,9 +12,11 @@ step in a direction at once:
   through the opponent's discs off the edge columns (`inner` below), which cannot wrap.
 
 Legal moves come from one flood per direction over the whole board (a few shifts, not a loop over
-points); the flips of one move from one walk per direction from its point. The set of legal moves
-is kept as one mask of `width * height + 1` bits whose top bit is the (forced) pass, so that
-legality, the `legal` feature plane and the end of the game all read the same number.
+points); the flips of one move from one walk per direction from its point; the discs that some
+move could turn over (the `own_unsafe` / `opponent_unsafe` feature planes) from two floods per
+direction. The set of legal moves is kept as one mask of `width * height + 1` bits whose top bit
+is the (forced) pass, so that legality, the `legal` feature plane and the end of the game all read
+the same number.
 
 Rules: Black moves first from the four centre discs (White on the centre square's top-left and
 bottom-right: d4 and e5 on 8x8 with a1 at the top-left). A move places a disc that flips at least
@@ -142,6 +144,23 @@ class _Bitboards:
                 flips |= run
         return flips
 
+    def exposed(self, own: int, opp: int) -> int:
+        """The opponent discs that `own`'s owner could turn over with its next placement (the
+        union of `flips` over its legal placements), as a mask.
+
+        A line of opponent discs flips when one end touches an own disc and the other an empty
+        point, where the placement goes. Per direction, a flood from every own disc through
+        opponent discs marks the lines with an own disc behind them (whole lines: a flood
+        crosses a line entirely or not at all), and a flood back from every empty point through
+        those lines keeps the ones with an empty point ahead.
+        """
+        empty = self.full ^ (own | opp)
+        exposed = 0
+        for step, through in self._axes(opp, opp & self.inner):
+            exposed |= _flood_down(empty, step, _flood_up(own, step, through))
+            exposed |= _flood_up(empty, step, _flood_down(own, step, through))
+        return exposed
+
     def _axes(self, opp: int, side: int) -> tuple[tuple[int, int], ...]:
         """The four axes as (shift step, discs a run may cross): row, column, both diagonals."""
         w = self.width
@@ -152,6 +171,29 @@ class _Bitboards:
         data = b"".join(m.to_bytes(self.num_bytes, "little") for m in masks)
         bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little")
         return bits.reshape(len(masks), -1)[:, : self.num_points + 1]
+
+
+def _flood_up(seed: int, step: int, through: int) -> int:
+    """The points of `through` that steps of `<< step` from `seed` reach crossing only `through`.
+    One loop per step the longest run takes: cheaper than Kogge-Stone's fixed doubling steps on
+    Python ints, where runs are short and each operation costs far more than its bits."""
+    reached = 0
+    run = (seed << step) & through
+    while run:
+        reached |= run
+        run = (run << step) & through
+    return reached
+
+
+def _flood_down(seed: int, step: int, through: int) -> int:
+    """The points of `through` that steps of `>> step` from `seed` reach crossing only `through`
+    (`_flood_up` the other way)."""
+    reached = 0
+    run = (seed >> step) & through
+    while run:
+        reached |= run
+        run = (run >> step) & through
+    return reached
 
 
 @lru_cache(maxsize=None)
@@ -177,14 +219,17 @@ class Othello(Game):
 
     `Othello(8)` is the standard game; `Othello(10, 6)` a 10-wide, 6-high board. Every even side
     from 4 to 26 is admitted. Beyond the `Game` interface: `from_diagram()` to set up a position,
-    `disc_count()`, `flips(move)` (what a move would turn over: greedy players, GUIs) and
-    `bitboards()`. The search's `winning_moves()` keeps the interface's default (none known):
-    telling a move that ends the game needs both sides' move generation for every child.
+    `disc_count()`, `flips(move)` (what a move would turn over: greedy players, GUIs),
+    `unsafe_discs()` (what either side could turn over next) and `bitboards()`. The search's
+    `winning_moves()` keeps the interface's default (none known): telling a move that ends the
+    game needs both sides' move generation for every child.
     """
 
     name: ClassVar[str] = "othello"
-    feature_names: ClassVar[tuple[str, ...]] = ("own", "opponent", "empty", "legal", "extra")
-    feature_version: ClassVar[int] = 1
+    feature_names: ClassVar[tuple[str, ...]] = (
+        "own", "opponent", "empty", "legal", "own_unsafe", "opponent_unsafe", "extra")
+    #: 2: the unsafe-disc planes (`unsafe_discs`) joined own / opponent / empty / legal.
+    feature_version: ClassVar[int] = 2
     RULES: ClassVar[tuple[str, ...]] = ("standard",)
 
     def __init__(self, width: int, height: int | None = None, *, rule: str = "standard") -> None:
@@ -260,6 +305,17 @@ class Othello(Game):
         if not 0 <= move < self.num_points or (self._own | self._opp) >> move & 1:
             return []
         return points_of(self._bb.flips(move, self._own, self._opp))
+
+    def unsafe_discs(self) -> tuple[int, int]:
+        """(own discs the opponent could turn over with its next placement, opponent discs the
+        side to move can turn over with one of its placements now), as masks.
+
+        Whose move it is does not matter to the first: it holds whatever the opponent could
+        flip were it to move. These are the `own_unsafe` / `opponent_unsafe` feature planes: the
+        graph network sums its neighbours' messages without knowing their direction, so it
+        cannot follow the lines along which discs flip, and is told what they add up to."""
+        own, opp = self._own, self._opp
+        return self._bb.exposed(opp, own), self._bb.exposed(own, opp)
 
     # -- rules --------------------------------------------------------------------------------
     def _legal_mask(self) -> int:
@@ -337,14 +393,15 @@ class Othello(Game):
         return BLACK if black > white else WHITE if white > black else DRAW
 
     def encode(self, out: np.ndarray) -> None:
-        """own / opponent / empty / legal per point; the extra row has `legal` for a forced pass
-        and `extra` = 1."""
+        """own / opponent / empty / legal / own_unsafe / opponent_unsafe per point (from the side
+        to move's view); the extra row has `legal` for a forced pass and `extra` = 1."""
         n = self.num_points
         own, opp = self._own, self._opp
-        planes = self._bb.unpack(own, opp, self._bb.full ^ (own | opp), self._legal_mask())
-        out[:, :4] = planes.T  # the pass bit lands in the extra row; own/opp/empty have none there
-        out[:n, 4] = 0.0
-        out[n, 4] = 1.0
+        planes = self._bb.unpack(own, opp, self._bb.full ^ (own | opp), self._legal_mask(),
+                                 *self.unsafe_discs())
+        out[:, :6] = planes.T  # the pass bit lands in the extra row; the other masks have none
+        out[:n, 6] = 0.0
+        out[n, 6] = 1.0
 
     def copy(self) -> Othello:
         other = object.__new__(Othello)
