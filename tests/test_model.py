@@ -30,7 +30,7 @@ from saz.tools.model import (
     collate,
 )
 
-F = 5  # input width of the torch-only tests (Othello's)
+F = game_class("othello").num_features()  # input width of the torch-only tests (Othello's)
 
 
 def random_x(rng: np.random.Generator, batch: int, lay: GraphLayout, width: int = F) -> np.ndarray:
@@ -234,7 +234,8 @@ def test_checkpoint_round_trip(tmp_path: Path, checkpoint: Checkpoint) -> None:
     assert (loaded.config, loaded.game, loaded.rules, loaded.feature_names,
             loaded.feature_version, loaded.training) == (
         checkpoint.config, "othello", {"rule": "standard"},
-        game_class("othello").feature_names, 1, {"generations": 3})
+        game_class("othello").feature_names, game_class("othello").feature_version,
+        {"generations": 3})
     lay = layout(8, 8)
     x = random_x(np.random.default_rng(7), 2, lay)
     np.testing.assert_array_equal(pyg_outputs(loaded.build_net(), x, lay)[0],
@@ -263,12 +264,12 @@ def test_checkpoint_rejects_bad_files(tmp_path: Path, checkpoint: Checkpoint) ->
 
 
 def test_checkpoint_rejects_weights_of_another_shape(checkpoint: Checkpoint) -> None:
-    wider = Checkpoint(config=NetConfig(num_features=5, hidden=48),
+    wider = Checkpoint(config=NetConfig(num_features=F, hidden=48),
                        state_dict=checkpoint.state_dict, game="othello", rules={},
                        feature_version=1, feature_names=checkpoint.feature_names)
     with pytest.raises(CheckpointError, match="do not fit"):
         wider.build_net()
-    with pytest.raises(CheckpointError, match="takes 5 features but the checkpoint names 4"):
+    with pytest.raises(CheckpointError, match=f"takes {F} features but the checkpoint names 4"):
         Checkpoint(config=checkpoint.config, state_dict=checkpoint.state_dict, game="othello",
                    rules={}, feature_version=1, feature_names=("a", "b", "c", "d"))
 
