@@ -36,6 +36,9 @@ from saz.engine.search.tree import (
     select,
 )
 
+#: How many descents one batch may spend per leaf it asks for, counting those the rules settle.
+SETTLED_DESCENTS = 4
+
 
 class PolicyValueNet(Protocol):
     """What the search needs from an evaluator (`engine.evaluator.Evaluator` is one)."""
@@ -246,12 +249,16 @@ class MCTS:
 
     def _descend_batch(self, root: Node, counters: _Counters,
                        size: int) -> tuple[list[list[Node]], list[Node]]:
-        """Descend up to `size` times; back up positions the rules decide at once and return the
-        new leaves (with their paths) that need the network."""
+        """Descend until `size` new leaves need the network; back up positions the rules decide
+        at once on the way. Those cost no network call, so they do not count towards the batch
+        (else a tree full of settled lines sends the network small batches), but at most
+        `size * SETTLED_DESCENTS` descents are made for one batch."""
         vl = self.options.virtual_loss
         paths: list[list[Node]] = []
         leaves: list[Node] = []
-        for _ in range(size):
+        for _ in range(size * SETTLED_DESCENTS):
+            if len(leaves) == size:
+                break
             path, created = self._descend(root, vl)
             leaf = path[-1]
             if leaf.terminal is not None:
