@@ -278,3 +278,20 @@ def test_default_model_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 def test_models_dir_is_beside_the_packages() -> None:
     package_root = Path(evaluator_module.__file__).resolve().parents[1]
     assert evaluator_module.MODELS_DIR == package_root / "models"
+
+
+#: The games whose trained model ships in `models/` (Go and Othello follow).
+SHIPPED = ["gomoku"]
+
+
+@pytest.mark.parametrize("game", SHIPPED)
+def test_a_shipped_model_loads_with_its_training_record_and_plays_every_size(game: str) -> None:
+    evaluator = Evaluator(default_model_path(game), game=game)
+    training = evaluator.card.training
+    assert training["generations"] > 0 and training["board_sizes"]
+    assert training["command"].startswith("saz train")
+    for size in (9, 15, 20):  # trained on small boards, played on large ones
+        position = new_game(game, size)
+        priors, value = evaluator.evaluate([position])
+        assert priors[0].shape == position.legal_moves().shape
+        assert abs(float(priors[0].sum()) - 1.0) < 1e-4 and -1.0 <= float(value[0]) <= 1.0

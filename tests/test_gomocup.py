@@ -218,6 +218,19 @@ def test_a_missing_model_is_an_error_at_start_and_the_brain_goes_on(tmp_path: Pa
     assert session.send("START 15") == [f"ERROR {tmp_path / 'missing.onnx'}: model file not found"]
 
 
+def test_the_shipped_model_plays_without_any_option() -> None:
+    """`pbrain-saz` as a manager starts it, no arguments: the model in `models/` answers."""
+    client = PbrainClient.spawn([sys.executable, "-m", "saz.protocol.gomocup"])
+    try:
+        assert client.ask("START 20").kind is ReplyKind.OK
+        client.info("timeout_turn", 500)
+        first = client.begin(timeout=30).move
+        assert Gomoku(20).is_legal(first[1] * 20 + first[0])
+        assert client.close() == 0
+    finally:
+        client.kill()
+
+
 # -- INFO ------------------------------------------------------------------------------------------
 def test_info_time_settings_reach_the_clock(session: Session) -> None:
     for line in ("INFO timeout_turn 1000", "INFO timeout_match 60000", "INFO time_left 59000"):
