@@ -56,6 +56,7 @@ from saz.engine.games.base import COLOR_NAMES
 from saz.engine.players import PLAYERS
 from saz.engine.search.clock import GOMOCUP_TIME_KEYS, Gomocup, TimeControlError, TimeManager
 from saz.engine.search.mcts import SearchResult
+from saz.engine.search.options import add_search_arguments, search_options
 
 log = logging.getLogger("saz.gomocup")
 
@@ -653,15 +654,17 @@ def _parser() -> argparse.ArgumentParser:
                    "START overrides it)")
     p.add_argument("--ponder", action="store_true",
                    help="think on the opponent's time (Gomocup tournaments forbid it)")
+    add_search_arguments(p)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     started_at = process_start_time()
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     for name, number in (("--visits", args.visits), ("--threads", args.threads)):
         if number is not None and number < 1:
-            _parser().error(f"{name} must be >= 1")
+            parser.error(f"{name} must be >= 1")
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="pbrain-saz: %(levelname)s: %(message)s")
     replies = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="replace")
@@ -674,7 +677,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     config = EngineConfig(game="gomoku", model=args.model, device=args.device,
                           threads=args.threads, visits=args.visits, ponder=args.ponder,
-                          player=args.player)
+                          player=args.player, search=search_options(parser, args))
     engine = Engine(config, clock=TimeManager(Gomocup(), started_at=started_at))
     status = serve(GomocupBrain(engine, write), fd_lines(sys.stdin.fileno()))
     try:

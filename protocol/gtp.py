@@ -36,6 +36,7 @@ from typing import TextIO
 from saz.engine.engine import DEFAULT_SIZES, Engine, EngineConfig
 from saz.engine.games import GAME_NAMES, GameError
 from saz.engine.players import PLAYERS
+from saz.engine.search.options import add_search_arguments, search_options
 from saz.protocol.gtp_commands import Command, GtpEngine, GtpError, Streamed
 from saz.protocol.vertex import CONVENTIONS
 
@@ -229,6 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "default: never resign")
     parser.add_argument("--verbose", action="store_true",
                         help="log each search's visits and speed to stderr")
+    add_search_arguments(parser)
     return parser
 
 
@@ -268,7 +270,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: Iterable[str] | None = Non
     engine = Engine(EngineConfig(game=args.game, model=args.model, device=args.device,
                                  threads=args.threads, visits=args.visits,
                                  time_per_move=args.time_per_move, ponder=args.ponder,
-                                 player=args.player))
+                                 player=args.player, search=search_options(parser, args)))
     if args.size is not None:
         try:
             if not CONVENTIONS[args.game].fits(args.size, args.size):

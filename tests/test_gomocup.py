@@ -231,6 +231,18 @@ def test_the_shipped_model_plays_without_any_option() -> None:
         client.kill()
 
 
+def test_a_brain_with_subgraph_sampling_plays(model: Path) -> None:
+    client = PbrainClient.spawn(brain_command(model, "--visits", "40", "--subgraphs", "2"))
+    try:
+        assert client.ask("START 15").kind is ReplyKind.OK
+        x, y = client.begin(timeout=30).move
+        assert 0 <= x < 15 and 0 <= y < 15
+        assert client.close() == 0
+    finally:
+        client.kill()
+    assert client.stderr_tail == ()
+
+
 # -- INFO ------------------------------------------------------------------------------------------
 def test_info_time_settings_reach_the_clock(session: Session) -> None:
     for line in ("INFO timeout_turn 1000", "INFO timeout_match 60000", "INFO time_left 59000"):

@@ -31,7 +31,8 @@ from saz.engine.search.clock import (
     JapaneseByoyomi,
     NoTimeLimit,
 )
-from saz.protocol.gtp import clean, format_reply, main, parse_command
+from saz.engine.search.options import SubgraphSampling, search_options
+from saz.protocol.gtp import build_parser, clean, format_reply, main, parse_command
 from saz.protocol.gtp_client import (
     EngineExited,
     EngineTimeout,
@@ -469,3 +470,23 @@ def test_a_complete_game_refereed_move_by_move(tiny_model) -> None:
         score = referee.score()  # type: ignore[attr-defined]
         assert saz.command("final_score") == f"{'B' if score > 0 else 'W'}+{abs(score):g}"
         assert saz.command("gogui-rules_final_result") == ("black" if score > 0 else "white")
+
+
+# -- subgraph sampling on the command line ---------------------------------------------------------
+def test_subgraph_options_reach_the_search() -> None:
+    parser = build_parser()
+    args = parser.parse_args(["--subgraphs", "2", "--subgraph-blend", "0.4"])
+    assert search_options(parser, args).subgraphs == SubgraphSampling(count=2, blend=0.4)
+    assert not search_options(parser, parser.parse_args([])).subgraphs.enabled  # off by default
+
+
+@pytest.mark.parametrize(("argv", "reason"), [
+    (["--subgraphs", "-1"], "subgraph count must be >= 0"),
+    (["--subgraph-blend", "1.5"], r"subgraph blend must be in \[0, 1\]"),
+])
+def test_bad_subgraph_options_are_refused_with_the_reason(
+        argv: list[str], reason: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv, stdin=[], stdout=io.StringIO())
+    assert exit_.value.code == 2
+    assert re.search(reason, capsys.readouterr().err)

@@ -1,6 +1,7 @@
 """Search parameters: one frozen value object that front-ends and the trainer fill in."""
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 
 
@@ -68,3 +69,25 @@ class SearchOptions:
             raise ValueError("dirichlet_epsilon must be in [0, 1]")
         if self.c_puct <= 0:
             raise ValueError("c_puct must be > 0")
+
+
+# -- the front-ends' command line ------------------------------------------------------------------
+def add_search_arguments(parser: argparse.ArgumentParser) -> None:
+    """The search options `saz gtp` and `pbrain-saz` both take."""
+    parser.add_argument("--subgraphs", type=int, default=0, metavar="K",
+                        help="also evaluate K random sub-boards of every new leaf and blend their "
+                             "policy into its prior (the paper's subgraph sampling; default 0: "
+                             "off, see docs/STRENGTH.md)")
+    parser.add_argument("--subgraph-blend", type=float, default=SubgraphSampling.blend,
+                        metavar="B", help="the sub-boards' share of the prior (default "
+                                          f"{SubgraphSampling.blend})")
+
+
+def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> SearchOptions:
+    """The `SearchOptions` of parsed `add_search_arguments` arguments; a bad value is the
+    parser's error (exit status 2, the reason on stderr)."""
+    try:
+        return SearchOptions(subgraphs=SubgraphSampling(count=args.subgraphs,
+                                                        blend=args.subgraph_blend))
+    except ValueError as exc:
+        parser.error(str(exc))
