@@ -280,17 +280,19 @@ def test_models_dir_is_beside_the_packages() -> None:
     assert evaluator_module.MODELS_DIR == package_root / "models"
 
 
-#: The games whose trained model ships in `models/` (Go and Othello follow).
-SHIPPED = ["gomoku"]
+#: The games whose trained model ships in `models/` (Go follows), with sizes it was not
+#: trained on beside one it was.
+SHIPPED = {"gomoku": (9, 15, 20), "othello": (8, 10, 16)}
 
 
-@pytest.mark.parametrize("game", SHIPPED)
-def test_a_shipped_model_loads_with_its_training_record_and_plays_every_size(game: str) -> None:
+@pytest.mark.parametrize(("game", "sizes"), SHIPPED.items())
+def test_a_shipped_model_loads_with_its_training_record_and_plays_every_size(
+        game: str, sizes: tuple[int, ...]) -> None:
     evaluator = Evaluator(default_model_path(game), game=game)
     training = evaluator.card.training
     assert training["generations"] > 0 and training["board_sizes"]
     assert training["command"].startswith("saz train")
-    for size in (9, 15, 20):  # trained on small boards, played on large ones
+    for size in sizes:  # trained on small boards, played on large ones
         position = new_game(game, size)
         priors, value = evaluator.evaluate([position])
         assert priors[0].shape == position.legal_moves().shape
