@@ -244,20 +244,24 @@ def test_forced_block_is_found_whatever_the_prior() -> None:
     assert result.best_move == game.point(4, 3)
 
 
+#: White has an open four; Black, to move, has scattered stones and no four of its own.
+WHITE_OPEN_FOUR = [
+    ".........",
+    ".........",
+    "..OOOO...",
+    ".........",
+    "X........",
+    ".........",
+    "X.......X",
+    ".........",
+    "X........",
+]
+
+
 def test_unstoppable_threat_is_scored_exactly() -> None:
     """White has an open four: every black reply lets white win at once, which the search
     scores as an exact loss for each black move instead of trusting the network's values."""
-    game = gomoku_from([
-        ".........",
-        ".........",
-        "..OOOO...",
-        ".........",
-        "X........",
-        ".........",
-        "X.......X",
-        ".........",
-        "X........",
-    ])
+    game = gomoku_from(WHITE_OPEN_FOUR)
     assert game.forced_moves() == []
     search = MCTS(FakeNet(), SearchOptions(batch_size=4, seed=5))
     result = search.search(game, SearchLimits(visits=300, early_stop=False))
@@ -379,17 +383,7 @@ def test_tactics_with_a_random_network(tiny_model, diagram: list[str],
 def test_a_move_proven_lost_is_not_visited_again() -> None:
     """Black faces an open four: each black move is a proven loss after one visit, so the search
     tries every move once and never returns to those it has settled (one must take the rest)."""
-    game = gomoku_from([
-        ".........",
-        ".........",
-        "..OOOO...",
-        ".........",
-        "X........",
-        ".........",
-        "X.......X",
-        ".........",
-        "X........",
-    ])
+    game = gomoku_from(WHITE_OPEN_FOUR)
     search = MCTS(FakeNet(), SearchOptions(batch_size=4, seed=5))
     result = search.search(game, SearchLimits(visits=300, early_stop=False))
     visits = sorted(m.visits for m in result.moves)
