@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "export": ("saz.tools.export", "export a training checkpoint to ONNX with its model card"),
     "train": ("saz.tools.train", "AlphaZero self-play training on small boards"),
     "match": ("saz.tools.match", "engine-vs-engine matches with Elo and SPRT"),
+    "card": ("saz.tools.strength", "a model card's strength table; record matches in it"),
 }
 
 

@@ -1,0 +1,258 @@
+"""The strength table of a model card: one row per `saz match` played by the model.
+
+    saz card models/gomoku.json                                   # the table, as Markdown
+    saz card models/gomoku.json --add docs/matches/gomoku-1h-vs-greedy-15x15 ...
+
+A row says whom the model played (the opponent's name and command), with which engine command,
+on which board, the games' W-L-D and the Elo with its 95% interval (`tools/elo.py`), the time
+control and openings, the command that reproduces the match and the folder that holds its record
+(SGF games and `summary.json`). Rows are made from a match's `summary.json`, where the model is
+the first engine; `saz match --card MODEL.json` records its own row when it ends, and
+`saz card --add` records matches played before.
+
+The table is the list `strength["table"]` of the card (`engine/model_card.py`). Everything else
+in the card, the trainer's in-run evaluation under `strength` included, is kept as it was.
+Recording a match whose record folder is already in the table replaces that row in place, so a
+re-run match updates its row instead of adding a second one.
+
+This module imports no torch: `saz card` starts at once.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path, PurePath
+from typing import Any
+
+from saz.engine.model_card import ModelCard, ModelCardError, card_path
+
+#: The file of a match record folder that `saz match --out` writes its summary to.
+SUMMARY_FILE = "summary.json"
+#: The key of `ModelCard.strength` that holds the table.
+TABLE = "table"
+#: The columns of the Markdown table, as docs/STRENGTH.md has them, then the model's command.
+COLUMNS = ("opponent", "board", "games", "W-L-D", "Elo [95%]", "time control", "engine")
+
+
+class StrengthError(ValueError):
+    """A match summary or strength table that cannot be read, or does not fit the card."""
+
+
+@dataclass(frozen=True)
+class StrengthRow:
+    """One match of the model: whom it played, where, how it went and how to play it again."""
+
+    #: The model's engine: its name in the match and the command that ran it.
+    engine: str
+    engine_command: str
+    #: The opponent: its name in the match and the command that ran it.
+    opponent: str
+    opponent_command: str
+    #: The game's registry name and the board, "WxH".
+    game: str
+    board: str
+    #: Games played (fewer than scheduled when an SPRT stopped the match) and the model's record.
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    #: The model's Elo with its 95% interval, as the match printed it ("+636 [+441, +inf]").
+    elo: str
+    #: As `saz match --tc` writes it ("move=5", "5+0.1").
+    time_control: str
+    #: How the games were opened ("random 2 plies, seed 1", an openings file, "none").
+    openings: str
+    #: The `saz match ...` command line that plays the match again.
+    command: str
+    #: The match record folder (SGF games and summary.json), as given on the command line.
+    record: str
+
+    def __post_init__(self) -> None:
+        """StrengthError unless every field has its type and the counts add up."""
+        for f in fields(self):
+            kind = int if f.type == "int" else str
+            value = getattr(self, f.name)
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise StrengthError(f"strength row {self.record!r}: {f.name!r} must be "
+                                    f"{'an integer' if kind is int else 'a string'}, not "
+                                    f"{value!r}")
+        if min(self.wins, self.losses, self.draws) < 0 or self.games != (
+                self.wins + self.losses + self.draws):
+            raise StrengthError(f"strength row {self.record!r}: {self.games} games cannot be "
+                                f"{self.wld} (W-L-D)")
+
+    @property
+    def wld(self) -> str:
+        """The model's wins, losses and draws, "W-L-D"."""
+        return f"{self.wins}-{self.losses}-{self.draws}"
+
+    @classmethod
+    def from_summary(cls, summary: Mapping[str, Any], record: str | PurePath,
+                     command: str | None = None) -> StrengthRow:
+        """The row of a match from its summary.json (`tools/match.py`) and record folder. The
+        summary's own command unless `command` is given; StrengthError when a summary written
+        before summaries had one (or not by `saz match` at all) gives none."""
+        try:
+            command = command or summary.get("command")
+            if not command:
+                raise StrengthError("the summary does not say which command played the match "
+                                    "(written before summaries did): give the command")
+            settings, elo = summary["settings"], summary["elo"]
+            engine, opponent = elo["engine"], elo["opponent"]
+            totals = summary["totals"][engine]
+            return cls(
+                engine=engine, engine_command=summary["engines"][engine],
+                opponent=opponent, opponent_command=summary["engines"][opponent],
+                game=settings["game"], board=f"{settings['width']}x{settings['height']}",
+                games=totals["wins"] + totals["losses"] + totals["draws"],
+                wins=totals["wins"], losses=totals["losses"], draws=totals["draws"],
+                elo=elo["text"], time_control=settings["time_control"],
+                openings=settings["openings"], command=command, record=record_name(record))
+        except KeyError as exc:  # `elo` is absent until a game has ended
+            raise StrengthError(f"not the summary of a match with a game played: no {exc}") \
+                from None
+        except TypeError:
+            raise StrengthError("not a match summary: a field has the wrong type") from None
+
+    @classmethod
+    def from_dict(cls, data: Any) -> StrengthRow:
+        """A row as the card stores it; StrengthError naming what is wrong."""
+        names = sorted(f.name for f in fields(cls))
+        if not isinstance(data, dict) or sorted(data) != names:
+            raise StrengthError(f"a strength row is an object with the keys {', '.join(names)}; "
+                                f"got {data!r}")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as the card stores it."""
+        return asdict(self)
+
+
+def record_name(directory: str | PurePath) -> str:
+    """How a record folder is named in the table: as given, in the same form however it was
+    spelled ("./a/b/" and "a/b" are one folder), so that a re-run replaces its row."""
+    return PurePath(directory).as_posix()
+
+
+def read_record(directory: str | Path, command: str | None = None) -> StrengthRow:
+    """The row of the match recorded in `directory` (its summary.json); StrengthError naming
+    the file when it is missing or not a match summary."""
+    path = Path(directory) / SUMMARY_FILE
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StrengthError(f"{path}: cannot read the match summary: {exc}") from None
+    if not isinstance(summary, dict):
+        raise StrengthError(f"{path}: not a match summary (a JSON object)")
+    try:
+        return StrengthRow.from_summary(summary, directory, command)
+    except StrengthError as exc:
+        raise StrengthError(f"{path}: {exc}") from None
+
+
+# -- the table of a card ---------------------------------------------------------------------------
+def load_card(path: str | Path, game: str | None = None) -> ModelCard:
+    """The card at `path` (or beside the model `path`), which must be of `game` when one is
+    given; ModelCardError when it is no card, StrengthError when it is another game's."""
+    card = ModelCard.load(card_path(path))
+    if game is not None and card.game != game:
+        raise StrengthError(f"{card_path(path)} is the card of a {card.game} model, not {game}")
+    return card
+
+
+def rows(card: ModelCard) -> tuple[StrengthRow, ...]:
+    """The card's strength table, in the order the matches were first recorded."""
+    table = card.strength.get(TABLE, [])
+    if not isinstance(table, list):
+        raise StrengthError(f"strength[{TABLE!r}] of the card must be a list of rows")
+    return tuple(StrengthRow.from_dict(row) for row in table)
+
+
+def with_row(card: ModelCard, row: StrengthRow) -> ModelCard:
+    """The card with `row` in its table: in place of the row of the same record folder, else
+    last. Every other field, and every other key of `strength`, is unchanged."""
+    if row.game != card.game:
+        raise StrengthError(f"a {row.game} match ({row.record}) cannot rate a {card.game} model")
+    table = list(rows(card))
+    places = [index for index, old in enumerate(table) if old.record == row.record]
+    if places:
+        table[places[0]] = row
+    else:
+        table.append(row)
+    strength = {**card.strength, TABLE: [entry.to_dict() for entry in table]}
+    return replace(card, strength=strength)
+
+
+def record_rows(path: str | Path, new_rows: Iterable[StrengthRow]) -> ModelCard:
+    """Record the rows in the card at `path` (see `with_row`) and save it once, all or none:
+    written beside, then renamed, so a reader never sees half a card. The card as saved."""
+    card = load_card(path)
+    for row in new_rows:
+        card = with_row(card, row)
+    card.save(card_path(path))
+    return card
+
+
+def markdown(table: Iterable[StrengthRow]) -> str:
+    """The rows as a Markdown table with the columns of docs/STRENGTH.md (COLUMNS)."""
+    lines = [_line(COLUMNS), _line(["---"] * len(COLUMNS))]
+    for row in table:
+        lines.append(_line([f"{row.opponent} ({_code(row.opponent_command)})", row.board,
+                            str(row.games), row.wld, row.elo, row.time_control,
+                            _code(row.engine_command)]))
+    return "\n".join(lines)
+
+
+def _line(cells: Sequence[str]) -> str:
+    # A pipe inside a cell, even in a code span, would end the cell: Markdown wants it escaped.
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def _code(text: str) -> str:
+    return f"`{text}`"
+
+
+# -- the command line ------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="saz card",
+        description="Print a model card's strength table (one row per `saz match` of the "
+                    "model) as Markdown, after recording match records in it with --add.")
+    parser.add_argument("model", type=Path, metavar="MODEL.json",
+                        help="the model card (or the .onnx file beside it)")
+    parser.add_argument("--add", type=Path, nargs="+", default=[], metavar="DIR",
+                        help="record these match folders (their summary.json, the model "
+                             "playing first); a folder already in the table replaces its row")
+    parser.add_argument("--command", metavar="'saz match ...'",
+                        help="the command that played the match, for a summary written before "
+                             "summaries recorded it (one DIR only)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`saz card ARGS`; the exit status (2 for a card or record that cannot be used)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is not None and len(args.add) != 1:
+        parser.error("--command names the command of one match: give exactly one --add DIR")
+    try:
+        # Every record is read before the card is written: a bad folder changes nothing.
+        added = [read_record(directory, args.command) for directory in args.add]
+        card = record_rows(args.model, added) if added else load_card(args.model)
+        table = rows(card)
+    except (ModelCardError, StrengthError) as exc:
+        print(f"saz card: {exc}", file=sys.stderr)
+        return 2
+    if not table:
+        print(f"{card_path(args.model)}: no match recorded yet (saz match --card, "
+              "saz card --add)", file=sys.stderr)
+        return 0
+    print(markdown(table))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
