@@ -18,9 +18,12 @@ skipped. The openings are used in turn, again from the first when the games outn
 **Output.** A line per game and the first engine's running record (W-L-D), its Elo difference
 with the 95% interval (`tools/elo.py`), and the SPRT's log-likelihood ratio with `--sprt`. The
 match stops starting games once the SPRT decides. With `--out DIR`: `DIR/games/0001.sgf`, ...
-for every game and `DIR/summary.json` (engines, settings, each game's result, reason and time,
-totals, Elo, SPRT), rewritten after every game. Exit status 0; 2 for a mistake in the match (a
-bad option, an engine missing or refusing the settings).
+for every game and `DIR/summary.json` (the command that plays the match again, engines,
+settings, each game's result, reason and time, totals, Elo, SPRT), rewritten after every game.
+With `--card MODEL.json` as well, the match's row (opponent, board, W-L-D, Elo, ...) is recorded
+in that model card's strength table when the match ends (`tools/strength.py`; the first engine
+is the model's). Exit status 0; 2 for a mistake in the match (a bad option, a card that cannot
+be loaded or is another game's, an engine missing or refusing the settings).
 
 This module imports no torch: matches start in a fraction of a second.
 """
@@ -30,6 +33,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -40,15 +44,16 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
-
 from saz.engine.engine import DEFAULT_SIZES
 from saz.engine.games import BLACK, GAME_NAMES, WHITE, GameError
+from saz.engine.model_card import ModelCardError
 from saz.protocol.sgf_writer import SgfInfo, format_sgf
 from saz.protocol.vertex import GtpValueError, vertices_for
 from saz.tools.adapters import EngineSpec, GameSetup, SetupRefused
 from saz.tools.elo import Record, Sprt, Verdict, estimate
 from saz.tools.referee import GameRecord, new_position, play_game
 from saz.tools.selfplay import parse_size
+from saz.tools.strength import SUMMARY_FILE, StrengthError, load_card, read_record, record_rows
 from saz.tools.time_control import TimeControl, TimeControlError
 
 #: Draws of a random opening before giving up on one that does not end the game.
@@ -147,6 +152,9 @@ class MatchConfig:
     out: Path | None = None
     #: How the openings were made, for the summary: "none", "random 4 plies, seed 0", a file.
     opening_source: str = "none"
+    #: The command line that plays the match again ("saz match ..."), for the summary; None for
+    #: a match configured in code.
+    command: str | None = None
 
 
 @dataclass
@@ -288,6 +296,7 @@ def summary(config: MatchConfig, standings: Standings) -> dict[str, Any]:
                              "white": round(game.slowest[WHITE], 3)},
             "sgf": sgf_path(number)})
     out: dict[str, Any] = {
+        "command": config.command,
         "engines": {first: config.first.command, second: config.second.command},
         "settings": {"game": setup.game, "width": setup.width, "height": setup.height,
                      "rules": setup.rules, "time_control": str(setup.time_control),
@@ -315,7 +324,7 @@ def summary(config: MatchConfig, standings: Standings) -> dict[str, Any]:
 def write_summary(config: MatchConfig, standings: Standings) -> None:
     """summary.json, replaced whole (written beside, then renamed): never half a file."""
     assert config.out is not None
-    path = config.out / "summary.json"
+    path = config.out / SUMMARY_FILE
     temporary = path.with_suffix(".json.tmp")
     temporary.write_text(json.dumps(summary(config, standings), indent=2) + "\n",
                          encoding="utf-8")
@@ -383,11 +392,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="games played at once (default 1)")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="write games/NNNN.sgf and summary.json here")
+    parser.add_argument("--card", type=Path, metavar="MODEL.json",
+                        help="when the match ends, record its row in this model card's strength "
+                             "table (the first engine plays the model; needs --out)")
     return parser
 
 
-def config_from_args(args: argparse.Namespace) -> MatchConfig:
-    """The match the parsed options describe; MatchError (or ValueError) when they do not."""
+def config_from_args(args: argparse.Namespace, command: str | None = None) -> MatchConfig:
+    """The match the parsed options describe, `command` the line that gave them; MatchError (or
+    ValueError) when they do not."""
     if len(args.engine) != 2:
         raise MatchError(f"a match needs two --engine NAME=COMMAND, got {len(args.engine)}")
     first, second = (EngineSpec.parse(text) for text in args.engine)
@@ -430,17 +443,22 @@ def config_from_args(args: argparse.Namespace) -> MatchConfig:
             raise MatchError(f"--sprt {args.sprt!r}: write ELO0,ELO1, e.g. 0,50") from None
         sprt = Sprt(elo0, elo1, args.alpha, args.beta)
     return MatchConfig(setup, first, second, args.games, tuple(openings), args.time_margin,
-                       args.max_plies, sprt, args.concurrency, args.out, source)
+                       args.max_plies, sprt, args.concurrency, args.out, source, command)
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
     """`saz match ARGS`; the exit status."""
     out = stdout or sys.stdout
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        config = config_from_args(args)
-    except (MatchError, TimeControlError, ValueError) as exc:
+        config = config_from_args(args, "saz match " + shlex.join(argv))
+        if args.card is not None:
+            if config.out is None:
+                raise MatchError("--card needs --out: the card's row names the match record")
+            load_card(args.card, config.setup.game)  # a bad card is refused before any game
+    except (MatchError, TimeControlError, ValueError) as exc:  # ModelCardError is one too
         parser.error(str(exc))
     lock = threading.Lock()
 
@@ -463,6 +481,16 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
               file=out)
     if config.out is not None:
         print(f"games and summary in {config.out}", file=out)
+    if args.card is not None:
+        assert config.out is not None
+        try:  # from the summary just written, as `saz card --add` would
+            row = read_record(config.out)
+            record_rows(args.card, [row])
+        except (ModelCardError, StrengthError) as exc:
+            print(f"saz match: the games are recorded, the card is not: {exc}", file=sys.stderr)
+            return 2
+        print(f"recorded in {args.card}: {row.opponent} {row.board} {row.wld} (W-L-D), "
+              f"Elo {row.elo}", file=out)
     return 0
 
 

@@ -1,0 +1,229 @@
+"""The strength table of a model card (`tools/strength.py`): rows from match summaries, recorded
+in a copy of a shipped card without touching the rest of it, printed as Markdown, and recorded
+by `saz match --card` and `saz card --add`."""
+from __future__ import annotations
+
+import io
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from saz.engine.model_card import ModelCard, ModelCardError
+from saz.tools import strength
+from saz.tools.match import main as match_main
+from saz.tools.strength import StrengthError, StrengthRow, markdown, read_record, record_rows, rows
+# The scripted fake engines of the match tests: `five` wins every game, `broken` loses it.
+from test_match import _winner_and_loser
+
+REPO = Path(__file__).resolve().parent.parent
+#: A real record: the shipped Gomoku model against greedy at 15x15, 39-1-0 (docs/STRENGTH.md).
+RECORD_15 = REPO / "docs" / "matches" / "gomoku-1h-vs-greedy-15x15"
+COMMAND_15 = ("saz match --game gomoku --size 15 --games 40 --tc move=5 --random-plies 2 "
+              "--seed 1 --out docs/matches/gomoku-1h-vs-greedy-15x15 --engine 'saz=.venv/bin/"
+              "pbrain-saz --visits 100' --engine 'greedy=.venv/bin/pbrain-saz --player greedy'")
+ROW_15 = StrengthRow(
+    engine="saz", engine_command=".venv/bin/pbrain-saz --visits 100",
+    opponent="greedy", opponent_command=".venv/bin/pbrain-saz --player greedy",
+    game="gomoku", board="15x15", games=40, wins=39, losses=1, draws=0,
+    elo="+636 [+441, +inf]", time_control="move=5", openings="random 2 plies, seed 1",
+    command=COMMAND_15, record="docs/matches/gomoku-1h-vs-greedy-15x15")
+
+
+@pytest.fixture
+def card(tmp_path: Path) -> Path:
+    """A copy of the shipped Gomoku card, with its ONNX file beside it."""
+    for suffix in (".json", ".onnx"):
+        shutil.copy(REPO / "models" / f"gomoku{suffix}", tmp_path / f"gomoku{suffix}")
+    return tmp_path / "gomoku.json"
+
+
+def summary_of(row: StrengthRow) -> dict[str, Any]:
+    """A summary.json as `saz match` writes it (the fields a row reads), for `row`'s match."""
+    width, height = (int(n) for n in row.board.split("x"))
+    counts = {"wins": row.wins, "losses": row.losses, "draws": row.draws}
+    return {"command": row.command,
+            "engines": {row.engine: row.engine_command, row.opponent: row.opponent_command},
+            "settings": {"game": row.game, "width": width, "height": height,
+                         "time_control": row.time_control, "openings": row.openings},
+            "totals": {row.engine: counts,
+                       row.opponent: {"wins": row.losses, "losses": row.wins,
+                                      "draws": row.draws}},
+            "elo": {"engine": row.engine, "opponent": row.opponent, "text": row.elo}}
+
+
+def write_record(directory: Path, summary: dict[str, Any]) -> Path:
+    directory.mkdir(parents=True)
+    (directory / strength.SUMMARY_FILE).write_text(json.dumps(summary))
+    return directory
+
+
+# -- rows ------------------------------------------------------------------------------------------
+def test_a_real_summary_becomes_its_row() -> None:
+    """The 15x15 record predates summaries' commands: refused without one, exact with one."""
+    with pytest.raises(StrengthError, match="summary.json: .* give the command"):
+        read_record(RECORD_15)
+    row = read_record(RECORD_15, COMMAND_15)
+    assert row == StrengthRow(**ROW_15.to_dict() | {"record": RECORD_15.as_posix()})
+    assert row.wld == "39-1-0"
+    summary = json.loads((RECORD_15 / "summary.json").read_text())
+    # The folder as given on the command line, however it was spelled.
+    assert StrengthRow.from_summary(summary, "./docs/matches/gomoku-1h-vs-greedy-15x15/",
+                                    COMMAND_15) == ROW_15
+
+
+def test_the_summarys_own_command_is_used_and_an_explicit_one_wins(tmp_path: Path) -> None:
+    record = write_record(tmp_path / "m", summary_of(ROW_15) | {"command": "saz match --own"})
+    assert read_record(record).command == "saz match --own"
+    assert read_record(record, "saz match --given").command == "saz match --given"
+    assert read_record(record).record == record.as_posix()
+
+
+@pytest.mark.parametrize(("summary", "words"), [
+    ({key: value for key, value in summary_of(ROW_15).items() if key != "elo"}, "no 'elo'"),
+    (summary_of(ROW_15) | {"totals": {}}, "no 'saz'"),
+    (summary_of(ROW_15) | {"settings": ["gomoku"]}, "wrong type"),
+    (summary_of(ROW_15) | {"command": None}, "give the command"),
+])
+def test_summaries_that_make_no_row_are_refused(tmp_path: Path, summary: dict[str, Any],
+                                                words: str) -> None:
+    record = write_record(tmp_path / "m", summary)
+    with pytest.raises(StrengthError, match=words):
+        read_record(record)
+    with pytest.raises(StrengthError, match="cannot read"):
+        read_record(tmp_path / "nowhere")
+
+
+def test_rows_check_their_fields() -> None:
+    data = ROW_15.to_dict()
+    assert StrengthRow.from_dict(data) == ROW_15
+    with pytest.raises(StrengthError, match="'wins' must be an integer"):
+        StrengthRow.from_dict(data | {"wins": "39"})
+    with pytest.raises(StrengthError, match="40 games cannot be 38-1-0"):
+        StrengthRow.from_dict(data | {"wins": 38})
+    with pytest.raises(StrengthError, match="keys"):
+        StrengthRow.from_dict({k: v for k, v in data.items() if k != "record"})
+
+
+# -- the card --------------------------------------------------------------------------------------
+def test_recording_keeps_every_other_field_and_the_onnx_check(card: Path) -> None:
+    before = json.loads(card.read_text())
+    saved = record_rows(card, [ROW_15])
+    after = json.loads(card.read_text())
+    assert after["strength"].pop("table") == [ROW_15.to_dict()]
+    assert after == before  # the trainer's visits, opening_plies and matches included
+    assert rows(ModelCard.load(card)) == rows(saved) == (ROW_15,)
+    ModelCard.load(card).check_contents(card.with_suffix(".onnx").read_bytes())
+    assert not list(card.parent.glob("*.tmp"))
+
+
+def test_a_rerun_match_replaces_its_row_in_place(card: Path) -> None:
+    other = StrengthRow(**ROW_15.to_dict() | {"opponent": "random", "record": "m/random"})
+    record_rows(card, [ROW_15, other])
+    rerun = StrengthRow(**ROW_15.to_dict() | {"games": 41, "wins": 40, "elo": "+650 [+450, +inf]"})
+    spelled_otherwise = StrengthRow.from_summary(summary_of(rerun), "./" + ROW_15.record + "/")
+    record_rows(card, [spelled_otherwise])
+    assert rows(ModelCard.load(card)) == (rerun, other)
+
+
+def test_another_games_match_or_card_is_refused_and_the_card_unchanged(card: Path,
+                                                                      tmp_path: Path) -> None:
+    before = card.read_bytes()
+    othello = StrengthRow(**ROW_15.to_dict() | {"game": "othello"})
+    with pytest.raises(StrengthError, match="othello match .* cannot rate a gomoku model"):
+        record_rows(card, [ROW_15, othello])
+    assert card.read_bytes() == before
+    with pytest.raises(StrengthError, match="card of a gomoku model, not go"):
+        strength.load_card(card, "go")
+    with pytest.raises(ModelCardError, match="not found"):
+        strength.load_card(tmp_path / "none.json")
+
+
+def test_the_table_as_markdown() -> None:
+    rhino = StrengthRow(**ROW_15.to_dict() | {
+        "opponent": "rhino-l1", "opponent_command": "/usr/games/gtp-rhino -l 1",
+        "board": "8x8", "games": 20, "wins": 6, "losses": 12, "draws": 2,
+        "elo": "-108 [-298, +33]", "engine_command": "saz gtp | tee log"})
+    assert markdown([ROW_15, rhino]).splitlines() == [
+        "| opponent | board | games | W-L-D | Elo [95%] | time control | engine |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+        ("| greedy (`.venv/bin/pbrain-saz --player greedy`) | 15x15 | 40 | 39-1-0 "
+         "| +636 [+441, +inf] | move=5 | `.venv/bin/pbrain-saz --visits 100` |"),
+        ("| rhino-l1 (`/usr/games/gtp-rhino -l 1`) | 8x8 | 20 | 6-12-2 | -108 [-298, +33] "
+         "| move=5 | `saz gtp \\| tee log` |")]
+
+
+# -- the command lines -----------------------------------------------------------------------------
+def test_saz_match_card_records_the_match_end_to_end(card: Path, tmp_path: Path) -> None:
+    five, broken = _winner_and_loser(tmp_path)
+    argv = ["--game", "gomoku", "--size", "5", "--games", "2", "--tc", "move=5",
+            "--out", str(tmp_path / "m"), "--card", str(card),
+            "--engine", f"five={five.command}", "--engine", f"broken={broken.command}"]
+    out = io.StringIO()
+    assert match_main(argv, stdout=out) == 0
+    summary = json.loads((tmp_path / "m" / "summary.json").read_text())
+    assert shlex.split(summary["command"]) == ["saz", "match", *argv]
+    (row,) = rows(ModelCard.load(card))  # -291: the exact bound after two straight wins
+    assert row == StrengthRow(
+        engine="five", engine_command=five.command, opponent="broken",
+        opponent_command=broken.command, game="gomoku", board="5x5", games=2, wins=2, losses=0,
+        draws=0, elo="+inf [-291, +inf]", time_control="move=5", openings="none",
+        command=summary["command"], record=(tmp_path / "m").as_posix())
+    assert out.getvalue().splitlines()[-1] == (
+        f"recorded in {card}: broken 5x5 2-0-0 (W-L-D), Elo +inf [-291, +inf]")
+
+
+@pytest.mark.parametrize(("card_name", "game", "words"), [
+    ("none.json", "gomoku", "none.json not found"),
+    ("list.json", "gomoku", "expected a JSON object"),
+    ("gomoku.json", "go", "card of a gomoku model, not go"),
+])
+def test_saz_match_refuses_a_bad_card_before_any_game(card: Path, tmp_path: Path, capsys,
+                                                      card_name: str, game: str,
+                                                      words: str) -> None:
+    (tmp_path / "list.json").write_text("[1, 2]")
+    five, broken = _winner_and_loser(tmp_path)
+    argv = ["--game", game, "--size", "5", "--out", str(tmp_path / "m"),
+            "--card", str(tmp_path / card_name),
+            "--engine", f"five={five.command}", "--engine", f"broken={broken.command}"]
+    with pytest.raises(SystemExit) as exit_info:
+        match_main(argv, stdout=io.StringIO())
+    assert exit_info.value.code == 2
+    assert words in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()  # no game was played
+
+
+def test_saz_match_card_needs_out(card: Path, capsys) -> None:
+    with pytest.raises(SystemExit):
+        match_main(["--game", "gomoku", "--card", str(card), "--engine", "a=true",
+                    "--engine", "b=true"], stdout=io.StringIO())
+    assert "--card needs --out" in capsys.readouterr().err
+
+
+def test_saz_card_adds_records_and_prints_the_table(card: Path, tmp_path: Path,
+                                                    capsys) -> None:
+    assert strength.main([str(card)]) == 0
+    assert "no match recorded yet" in capsys.readouterr().err
+    before = card.read_bytes()
+    assert strength.main([str(card), "--add", str(RECORD_15)]) == 2  # no command in it
+    assert "give the command" in capsys.readouterr().err and card.read_bytes() == before
+    relative = "docs/matches/gomoku-1h-vs-greedy-15x15"
+    assert strength.main([str(card), "--add", str(REPO / relative), "--command",
+                          COMMAND_15]) == 0
+    assert capsys.readouterr().out == markdown(
+        [StrengthRow(**ROW_15.to_dict() | {"record": (REPO / relative).as_posix()})]) + "\n"
+    with pytest.raises(SystemExit):
+        strength.main([str(card), "--add", "a", "b", "--command", "saz match"])
+    assert "exactly one --add DIR" in capsys.readouterr().err
+
+
+def test_saz_card_is_a_subcommand_that_imports_no_torch(card: Path) -> None:
+    code = ("import sys; from saz.engine.cli import main; status = main(['card', sys.argv[1]]); "
+            "sys.exit(status or bool({'torch', 'onnxruntime'} & set(sys.modules)))")
+    assert subprocess.run([sys.executable, "-c", code, str(card)], check=False,
+                          capture_output=True).returncode == 0
