@@ -130,6 +130,11 @@ def test_sprt_agrees_with_the_normal_approximation_on_a_long_match() -> None:
     assert Sprt(5, 10).verdict(record) is Verdict.H0
 
 
+def test_an_even_score_reads_plus_zero_not_minus_zero() -> None:
+    """10-10 computes to an Elo of about -1e-14; it must print as +0, as cutechess-cli does."""
+    assert str(estimate(Record(wins=10, losses=10))) == "+0 [-163, +163]"
+
+
 @pytest.mark.parametrize("args", [(5, 0), (0, 5, 0.0, 0.05), (0, 5, 0.05, 0.7)])
 def test_sprt_rejects_bad_hypotheses(args) -> None:
     with pytest.raises(ValueError):

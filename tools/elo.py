@@ -118,7 +118,8 @@ class EloEstimate:
 
 
 def _signed(elo: float) -> str:
-    return f"{elo:+.0f}" if math.isfinite(elo) else ("+inf" if elo > 0 else "-inf")
+    # round() first: an even score computes to -1e-14 or so, which "+.0f" would print as "-0".
+    return f"{round(elo):+d}" if math.isfinite(elo) else ("+inf" if elo > 0 else "-inf")
 
 
 def estimate(record: Record, confidence: float = 0.95) -> EloEstimate:
