@@ -25,7 +25,7 @@ import onnxruntime as ort
 from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.games.base import Game
 from saz.engine.games.errors import UnsupportedRuleError
-from saz.engine.graph import GraphLayout, encode, layout
+from saz.engine.graph import GraphLayout, encode, layout, move_priors
 from saz.engine.model_card import (
     INPUT_NAMES,
     OPSET,
@@ -201,7 +201,7 @@ class Evaluator:
         # A fresh batch per call (np.empty costs about a microsecond), so that threads may share
         # one evaluator; onnxruntime sessions allow concurrent runs.
         log_policy, value = self.run(encode(games), lay, masks)
-        priors = [_priors(row, game.legal_moves())
+        priors = [move_priors(row, game.legal_moves())
                   for row, game in zip(log_policy, games, strict=True)]
         return priors, value
 
@@ -214,16 +214,6 @@ class Evaluator:
     def __repr__(self) -> str:
         return (f"<Evaluator {self.path.name} game={self.game_name} provider={self.provider} "
                 f"hidden={self.card.network.get('hidden')}>")
-
-
-def _priors(log_policy: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    """The policy restricted to `legal` and renormalised; shifting by the maximum keeps it exact
-    when the network puts almost no mass there (and uniform if every legal move was masked)."""
-    if legal.size == 0:
-        return np.empty(0, np.float32)
-    logits = log_policy[legal]
-    p = np.exp(logits - logits.max())
-    return p / p.sum()
 
 
 def _session_options(threads: int) -> ort.SessionOptions:

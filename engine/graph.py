@@ -13,7 +13,8 @@ the exported network runs on (see DESIGN.md, "The model contract"):
 * `hub [1, num_nodes]` float32: the extra node's in-neighbours as a 0/1 row (every point), so that
   its aggregate is `hub @ h`.
 
-Layouts are built once per size and cached; all arrays are read-only.
+Layouts are built once per size and cached; all arrays are read-only. The way back, from the
+network's policy over nodes to priors over moves, is `move_priors`.
 """
 from __future__ import annotations
 
@@ -89,3 +90,16 @@ def encode(games: Sequence[Game], out: np.ndarray | None = None) -> np.ndarray:
             raise ValueError("a batch holds positions of one game and one board size")
         game.encode(out[i])
     return out[: len(games)]
+
+
+def move_priors(log_policy: np.ndarray, moves: np.ndarray) -> np.ndarray:
+    """The network's policy (log-probabilities over nodes, one row) restricted to `moves` (node
+    indices: points, and `num_points` for pass) and renormalised to sum to 1.
+
+    Shifting by the maximum keeps it exact when the network puts almost no mass on `moves`, and
+    uniform when every one of them was masked out (all equal to MASKED_LOG_PROB)."""
+    if moves.size == 0:
+        return np.empty(0, np.float32)
+    logits = log_policy[moves]
+    p = np.exp(logits - logits.max())
+    return p / p.sum()

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from saz.engine.games.grid import grid
-from saz.engine.graph import MAX_IN_DEGREE, encode, layout
+from saz.engine.graph import MAX_IN_DEGREE, encode, layout, move_priors
+from saz.engine.model_card import MASKED_LOG_PROB
 
 SIZES = [(2, 2), (3, 3), (5, 5), (9, 9), (15, 15), (19, 19), (7, 4), (4, 9)]
 
@@ -62,3 +63,18 @@ def test_layouts_are_cached_and_read_only() -> None:
 def test_encode_rejects_empty_and_wrong_buffer() -> None:
     with pytest.raises(ValueError):
         encode([])
+
+
+def test_move_priors_renormalise_over_the_moves_given() -> None:
+    log_policy = np.log(np.array([0.5, 0.2, 0.2, 0.1], np.float32))  # 3 points and pass
+    priors = move_priors(log_policy, np.array([1, 3]))
+    np.testing.assert_allclose(priors, [2 / 3, 1 / 3], rtol=1e-6)
+
+
+def test_move_priors_stay_exact_with_almost_no_mass_and_uniform_when_all_masked() -> None:
+    tiny = np.array([0.0, -200.0, -201.0], np.float32)  # exp(-200) underflows float32
+    np.testing.assert_allclose(move_priors(tiny, np.array([1, 2])),
+                               [1 / (1 + np.exp(-1)), np.exp(-1) / (1 + np.exp(-1))], rtol=1e-6)
+    masked = np.array([0.0, MASKED_LOG_PROB, MASKED_LOG_PROB], np.float32)
+    np.testing.assert_allclose(move_priors(masked, np.array([1, 2])), [0.5, 0.5])
+    assert move_priors(masked, np.array([], np.int64)).size == 0

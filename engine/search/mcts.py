@@ -24,7 +24,7 @@ from typing import Protocol
 import numpy as np
 
 from saz.engine.games.base import Game
-from saz.engine.graph import GraphLayout, layout
+from saz.engine.graph import GraphLayout, layout, move_priors
 from saz.engine.search.options import SearchOptions
 from saz.engine.search.subgraph import window_masks
 from saz.engine.search.tree import (
@@ -412,11 +412,11 @@ class MCTS:
     def _expand(self, node: Node, log_policy: np.ndarray, sub_policies: np.ndarray | None) -> None:
         forced = node.forced
         moves = np.asarray(forced, dtype=np.int64) if forced else node.game.legal_moves()
-        priors = _softmax(log_policy[moves])
+        priors = move_priors(log_policy, moves)
         if sub_policies is not None:
             sub = np.zeros_like(priors)
             for row in sub_policies:
-                sub += _softmax(row[moves])
+                sub += move_priors(row, moves)
             blend = self.options.subgraphs.blend
             priors = (1.0 - blend) * priors + blend * (sub / len(sub_policies))
         order = np.argsort(-priors, kind="stable")
@@ -583,11 +583,6 @@ def _decide_by_rules(node: Node) -> None:
         node.forced = game.forced_moves()
         if node.forced == []:
             node.terminal = -1.0
-
-
-def _softmax(log_p: np.ndarray) -> np.ndarray:
-    p = np.exp(log_p - log_p.max())
-    return p / p.sum()
 
 
 def _same_rules(a: Game, b: Game) -> bool:
