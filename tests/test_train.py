@@ -332,7 +332,12 @@ def test_killed_run_resumes_without_losing_files(tmp_path: Path) -> None:
 
     from saz.tools.checkpoint import load_checkpoint
 
-    assert load_checkpoint(run / "checkpoint.pt").training["generations"] == 2
+    record = load_checkpoint(run / "checkpoint.pt").training
+    assert record["generations"] == 2
+    assert record["command"].startswith("saz train --game gomoku --config")  # how it began
+    assert [c.split(" --out")[0] for c in record["commands"]] == [
+        f"saz train --game gomoku --config {config}", "saz train"]  # and every session
+    assert record["commands"][1].endswith("--resume --generations 2")
     rows = metrics.read_text().splitlines()[1:]
     assert [row.split(",")[0] for row in rows] == ["1", "2"]
     models = sorted(p.name for p in (run / "models").iterdir())

@@ -119,7 +119,8 @@ class Trainer:
         self.game_name = game_name
         self.game_cls = game_class(game_name)
         self.config = config
-        self.command = command
+        #: The command of every session of the run, the one that started it first.
+        self.commands = [command]
         torch.manual_seed(config.seed)  # the initial weights (a resumed run loads its own)
         self.net = PolicyValueNet(NetConfig(num_features=self.game_cls.num_features(),
                                             **config.network))
@@ -168,6 +169,8 @@ class Trainer:
         self.totals = {"games": int(record["games"]), "positions": int(record["positions"])}
         self.wall_before = float(record["wall_seconds"])
         self.started = str(record.get("started", self.started))
+        # Records written before `commands` existed name only their latest session's command.
+        self.commands = [*record.get("commands", [record["command"]]), *self.commands]
         self.metrics.load(up_to=self.generation)
         self.metrics.save()
         for path in self.run.models.iterdir():  # networks of generations never committed
@@ -277,7 +280,8 @@ class Trainer:
         """The training record (the model card carries it): what was trained, how and where."""
         selfplay = self.config.selfplay
         return {
-            "command": self.command,
+            "command": self.commands[0],
+            "commands": list(self.commands),
             "config": self.run.config.read_text(encoding="utf-8"),
             "board_sizes": [f"{w}x{h}" for w, h in dict.fromkeys(selfplay.sizes)],
             "generations": self.generation,
