@@ -18,6 +18,7 @@ from saz.engine.evaluator import Evaluator, ModelError, default_model_path
 from saz.engine.games import new_game
 from saz.engine.graph import encode, layout
 from saz.engine.model_card import MASKED_LOG_PROB, card_path, file_digest
+from saz.tools.strength import rows
 
 
 @pytest.fixture
@@ -292,6 +293,8 @@ def test_a_shipped_model_loads_with_its_training_record_and_plays_every_size(
     training = evaluator.card.training
     assert training["generations"] > 0 and training["board_sizes"]
     assert training["command"].startswith("saz train")
+    table = rows(evaluator.card)  # its strength table, measured at sizes it never trained on
+    assert table and any(row.board not in training["board_sizes"] for row in table)
     for size in sizes:  # trained on small boards, played on large ones
         position = new_game(game, size)
         priors, value = evaluator.evaluate([position])

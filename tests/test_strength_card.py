@@ -37,9 +37,12 @@ ROW_15 = StrengthRow(
 
 @pytest.fixture
 def card(tmp_path: Path) -> Path:
-    """A copy of the shipped Gomoku card, with its ONNX file beside it."""
-    for suffix in (".json", ".onnx"):
-        shutil.copy(REPO / "models" / f"gomoku{suffix}", tmp_path / f"gomoku{suffix}")
+    """A copy of the shipped Gomoku card with no strength table yet (the shipped one has its
+    matches recorded), and its ONNX file beside it."""
+    shutil.copy(REPO / "models" / "gomoku.onnx", tmp_path / "gomoku.onnx")
+    data = json.loads((REPO / "models" / "gomoku.json").read_text())
+    data["strength"].pop("table", None)
+    (tmp_path / "gomoku.json").write_text(json.dumps(data, indent=2) + "\n")
     return tmp_path / "gomoku.json"
 
 
