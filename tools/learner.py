@@ -7,8 +7,8 @@ weight decay, so that it means the same under SGD and Adam and shows up in the m
 
 Each batch mixes board sizes: the buffer samples uniformly across the window and `model.collate`
 joins the graphs of all sizes into one torch-geometric batch. There is no rotation or reflection
-augmentation (the product follows the paper here): the network must learn what it knows from the positions
-as they were played, the same on every board size.
+augmentation (the product follows the paper here): the network must learn what it knows from
+the positions as they were played, the same on every board size.
 
 Weights never become subnormal: a weight whose data gradient has vanished (a dead unit) decays
 geometrically under the L2 term into the subnormal range, where CPUs compute many times slower. In

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
+
 from saz.engine.engine import DEFAULT_SIZES
 from saz.engine.games import BLACK, GAME_NAMES, WHITE, GameError
 from saz.engine.model_card import ModelCardError
