@@ -93,13 +93,11 @@ class Engine:
         self.clock.set_control(self.clock.control)  # a new game restarts the clock
 
     def set_rules(self, **rules: Any) -> None:
-        """Change rule parameters (e.g. Go's komi) keeping the moves played so far."""
+        """Change rule parameters (e.g. Go's komi) for this game and the next ones. The position
+        stays as it is, setup stones and all (`Game.with_rules`); GameError changes nothing."""
         self.halt()
-        merged = {**self.rules, **rules}
-        game = new_game(self.game_name, self.game.width, self.game.height, **merged)
-        for move in self.game.moves:
-            game.play(move)
-        self.rules, self.game = merged, game
+        game = self.game.with_rules(**rules)
+        self.rules, self.game = {**self.rules, **rules}, game
 
     def replace_game(self, game: Game) -> None:
         """Adopt a position set up elsewhere (SGF, handicap, board transfer) of the same game."""
@@ -108,48 +106,70 @@ class Engine:
         self.halt()
         self.game = game
 
-    def play(self, move: int) -> None:
-        """Play `move` for the side to move; GameError leaves everything unchanged."""
+    def play(self, move: int, color: int | None = None) -> None:
+        """Play `move` for `color` (default: the side to move; another colour plays out of
+        turn, see `Game.play`); GameError leaves everything unchanged."""
         self.halt()
-        self.game.play(move)
+        self.game.play(move, color)
 
     def undo(self) -> None:
         self.halt()
         self.game.undo()
 
     # -- thinking --------------------------------------------------------------------------------
-    def think(self, *, on_progress: Callable[[SearchResult], None] | None = None,
+    def position(self, color: int | None = None) -> Game:
+        """The position a search for `color` (default: the side to move) starts from: the
+        current one with `color` to move, played on if the controller continues a game the
+        rules ended (`Game.continued`). The current game itself when nothing differs (do not
+        modify it); GameError when the game is over for good."""
+        game = self.game
+        if game.is_over():
+            resumed = game.continued()
+            if resumed is None:
+                raise GameError("the game is over: there is no move to search")
+            game = resumed
+        if color is not None and color != game.to_move:
+            if game is self.game:
+                game = game.copy()
+            game.set_to_move(color)
+        return game
+
+    def think(self, color: int | None = None, *,
+              on_progress: Callable[[SearchResult], None] | None = None,
               progress_interval: float = 0.0,
               allowed: Collection[int] | None = None) -> SearchResult:
-        """Search the current position within the clock's budget; the move is not played."""
+        """Search for `color` (default: the side to move; see `position`) within the clock's
+        budget; the move is not played."""
         self.halt()
+        game = self.position(color)
         search = self._searcher()  # a model that fails to load costs no clock time
         stop = self._new_stop_request()
         budget = self.clock.start_move(
-            expected_moves_left(self.game_name, self.game.num_points, len(self.game.moves)))
+            expected_moves_left(self.game_name, game.num_points, len(game.moves)))
         try:
-            return search.search(self.game, self._limits(budget), on_progress,
+            return search.search(game, self._limits(budget), on_progress,
                                  progress_interval, allowed, stop)
         finally:
             self.clock.end_move()
 
-    def genmove(self, **kwargs: Any) -> SearchResult:
-        """Think, play the chosen move, and ponder afterwards if configured."""
-        result = self.think(**kwargs)
-        self.game.play(result.best_move)
+    def genmove(self, color: int | None = None, **kwargs: Any) -> SearchResult:
+        """Think for `color`, play the chosen move for it, and ponder afterwards if
+        configured."""
+        result = self.think(color, **kwargs)
+        self.game.play(result.best_move, color)
         if self.config.ponder and not self.game.is_over():
             self._start_ponder()
         return result
 
     def analyze(self, on_progress: Callable[[SearchResult], None], interval: float,
-                allowed: Collection[int] | None = None) -> None:
-        """Search the current position in the background until `stop()`, sending snapshots every
-        `interval` seconds (GTP lz-analyze / kata-analyze)."""
+                allowed: Collection[int] | None = None, color: int | None = None) -> None:
+        """Search the position for `color` (see `position`) in the background until `stop()`,
+        sending snapshots every `interval` seconds (GTP lz-analyze / kata-analyze)."""
         self.halt()
-        if self.game.is_over():
-            raise GameError("the game is over: there is nothing to analyse")
+        game = self.position(color)
         search = self._searcher()
-        game = self.game.copy()
+        if game is self.game:
+            game = game.copy()
         self._start_background(
             lambda stop: search.search(game, SearchLimits(), on_progress, interval, allowed, stop))
 

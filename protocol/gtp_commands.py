@@ -10,10 +10,13 @@ blank lines) and the input thread are `gtp.py`'s; the names of points are `verte
 `bad vertex list`, `cannot score`); argument errors are `syntax error: <what>`, and `cannot load
 file: <why>`. Other failures (no model, a game that is over) say what happened in words.
 
-**Colours.** `play` and `genmove` name a colour, and GUIs use that to set up positions. When the
-colour is not the side to move: in Go the other side passes first (the pass is undone with the
-move by `undo`); in Othello the same happens when the side to move has only the pass; in Gomoku,
-which has no pass, it is an illegal move.
+**Colours.** `play`, `genmove` and the analysis commands name a colour, and GUIs use that to set
+up positions (Sabaki replays setup stones as `play` or `set_free_handicap` and then asks for the
+colour it expects to move). The named colour moves, whoever is to move (`Game.play`), as GNU Go
+and KataGo do: no pass is invented for the other side, and `undo` takes back exactly that move.
+
+**The end of a game** is the controller's decision: after two passes in Go, `play` and `genmove`
+go on (a dispute, a cleanup phase), as GNU Go, KataGo, Sabaki and GoGui do.
 
 **Games.** Go, Othello and Gomoku (`set_game`, as Quarry and gtp-rhino speak it). Go-only
 commands (handicap, `final_status_list`) fail in the other games; `komi` is accepted and ignored
@@ -136,9 +139,6 @@ class GtpEngine:
         self.resign_threshold = resign_threshold
         #: Set by `quit`: the session ends after its reply.
         self.quitting = False
-        #: Per GTP move: how many moves it put into the game's history (2 with an implicit pass)
-        #: and the history's length after it, so `undo` knows what to take back.
-        self._history: list[tuple[int, int]] = []
         self.commands: dict[str, Handler] = {
             "protocol_version": self.protocol_version,
             "name": self.name,
@@ -273,11 +273,9 @@ class GtpEngine:
             self.engine.new_game(width, height)
         except UnsupportedSizeError:
             raise GtpError(UNACCEPTABLE_SIZE) from None
-        self._history.clear()
 
     def clear_board(self, args: tuple[str, ...]) -> str:
         self.engine.new_game()
-        self._history.clear()
         return ""
 
     def komi(self, args: tuple[str, ...]) -> str:
@@ -302,7 +300,6 @@ class GtpEngine:
         if name not in GAME_NAMES:
             raise GtpError("unsupported game")
         self.engine.set_game(name)
-        self._history.clear()
         return ""
 
     # -- handicap (Go) ----------------------------------------------------------------------------
@@ -357,9 +354,8 @@ class GtpEngine:
             raise GtpError(f"{command} is a Go command; the game is {self.engine.game_name}")
 
     def _adopt(self, game: Game) -> None:
-        """Make a position set up on a copy the engine's (it has no GTP moves to undo)."""
+        """Make a position set up on a copy the engine's."""
         self.engine.replace_game(game)
-        self._history.clear()
 
     # -- moves ------------------------------------------------------------------------------------
     def play(self, args: tuple[str, ...]) -> str:
@@ -370,32 +366,11 @@ class GtpEngine:
         return ""
 
     def _play_as(self, color: int, move: int) -> None:
-        """Play `move` for `color`, after the implicit pass that puts `color` to move if needed;
-        all or nothing."""
-        passes = self._put_to_move(color)
+        """Play `move` for `color`, in turn or not (see the module's docstring)."""
         try:
-            self.engine.play(move)
+            self.engine.play(move, color)
         except GameError:
-            self._take_back(passes)
             raise GtpError(ILLEGAL_MOVE) from None
-        self._history.append((passes + 1, len(self.game.moves)))
-
-    def _put_to_move(self, color: int) -> int:
-        """Play the implicit pass that puts `color` to move, if it is not; the moves played (0
-        or 1). GtpError(illegal move) when the rules have no such pass."""
-        prefix = implicit_moves(self.game, color)
-        if prefix is None:
-            raise GtpError(ILLEGAL_MOVE)
-        try:
-            for move in prefix:
-                self.engine.play(move)
-        except GameError:  # the game is over: not even a pass is left
-            raise GtpError(ILLEGAL_MOVE) from None
-        return len(prefix)
-
-    def _take_back(self, count: int) -> None:
-        for _ in range(count):
-            self.engine.undo()
 
     def genmove(self, args: tuple[str, ...]) -> str:
         _arguments(args, 1, "genmove COLOR")
@@ -417,33 +392,28 @@ class GtpEngine:
     def _generate(self, color: int, *, play: bool = True, cleanup: bool = False,
                   on_progress: Callable[[SearchResult], None] | None = None,
                   interval: float = 0.0) -> int | None:
-        """Search for `color` and play the move (unless `play` is False); the move, or None to
-        resign. A game that is over has no move to search: the answer is a pass, not played."""
-        if self.game.is_over():
-            return self.game.pass_move
-        passes = self._put_to_move(color)
-        kept = False
+        """Search for `color` and play the move for it (unless `play` is False); the move, or
+        None to resign. A game over for good (a five, no disc to place) has no move to search:
+        the answer is a pass, not played."""
         try:
-            allowed = _non_passes(self.game) if cleanup else None
+            position = self.engine.position(color)
+        except GameError:
+            return self.game.pass_move
+        try:
+            allowed = _non_passes(position) if cleanup else None
             think = self.engine.genmove if play else self.engine.think
-            result = think(on_progress=on_progress, progress_interval=interval, allowed=allowed)
-            log.info("%s: %d visits, value %+.3f, %.0f playouts/s", self._format(
-                result.best_move), result.root_visits, result.value,
-                result.stats.playouts_per_second)
-            if self._resigns(result):
-                if play:
-                    self.halt()  # the ponder genmove started
-                    self.engine.undo()
-                return None
-            if play:
-                self._history.append((passes + 1, len(self.game.moves)))
-                kept = True
-            return result.best_move
+            result = think(color, on_progress=on_progress, progress_interval=interval,
+                           allowed=allowed)
         except (GameError, ValueError) as exc:  # ModelError is a ValueError
             raise GtpError(str(exc)) from None
-        finally:
-            if not kept:
-                self._take_back(passes)
+        log.info("%s: %d visits, value %+.3f, %.0f playouts/s", self._format(result.best_move),
+                 result.root_visits, result.value, result.stats.playouts_per_second)
+        if self._resigns(result):
+            if play:
+                self.halt()  # the ponder genmove started
+                self.engine.undo()
+            return None
+        return result.best_move
 
     def _resigns(self, result: SearchResult) -> bool:
         """Whether to resign rather than play: the chosen move's winrate is below the
@@ -453,19 +423,10 @@ class GtpEngine:
         return (result.value + 1.0) / 2.0 < self.resign_threshold
 
     def undo(self, args: tuple[str, ...]) -> str:
-        game = self.game
-        if not game.moves:
-            raise GtpError(CANNOT_UNDO)
-        count = 1
-        if self._history and self._history[-1][1] == len(game.moves):
-            count = self._history.pop()[0]
-        else:  # moves from elsewhere (loadsgf): one at a time
-            self._history.clear()
-        for _ in range(count):
-            try:
-                self.engine.undo()
-            except GameError:
-                raise GtpError(CANNOT_UNDO) from None
+        try:
+            self.engine.undo()
+        except GameError:
+            raise GtpError(CANNOT_UNDO) from None
         return ""
 
     # -- time -------------------------------------------------------------------------------------
@@ -564,8 +525,7 @@ class GtpEngine:
             if node.move is not None:
                 if until is not None and played >= until - 1:
                     break
-                for m in _moves_out_of_turn(game, node.move.color) + [node.move.move]:
-                    game.play(m)
+                game.play(node.move.move, node.move.color)
                 played += 1
             if node.has_setup:
                 # The root's setup is the whole starting position (Othello records list the
@@ -576,12 +536,8 @@ class GtpEngine:
                 board[list(node.add_empty)] = EMPTY
                 to_move = node.to_play or _next_mover(record, index) or game.to_move
                 game = _set_up(game, board, to_move, rules)
-            elif node.to_play is not None and node.to_play != game.to_move:
-                if game.moves:
-                    for m in _moves_out_of_turn(game, node.to_play):
-                        game.play(m)
-                else:
-                    game = _set_up(game, game.board, node.to_play, rules)
+            elif node.to_play is not None:
+                game.set_to_move(node.to_play)
         return game
 
     # -- showing the board ------------------------------------------------------------------------
@@ -621,18 +577,18 @@ class GtpEngine:
             request = parse_analysis(args, vertices, kata=kata)
         except GtpValueError as exc:
             raise syntax_error(exc) from None
-        game = self.game
-        if request.color is not None and request.color != game.to_move:
-            raise GtpError(f"{COLOR_NAMES[request.color]} is not to move: analysis is for the "
-                           "side to move")
-        allowed = request.root_moves(game)
+        try:
+            position = self.engine.position(request.color)
+        except GameError as exc:
+            raise GtpError(str(exc)) from None
+        allowed = request.root_moves(position)
         if allowed is not None and not allowed:
             raise GtpError("allow/avoid leave no legal move to analyse")
 
         def start(emit: Emit) -> None:
             snapshot = _info_writer(info, vertices, request.max_moves, emit)
             try:
-                self.engine.analyze(snapshot, request.interval, allowed)
+                self.engine.analyze(snapshot, request.interval, allowed, request.color)
             except (GameError, ValueError) as exc:
                 raise GtpError(str(exc)) from None
 
@@ -700,26 +656,6 @@ class GtpEngine:
 
 
 # -- rules of the protocol ------------------------------------------------------------------------
-def implicit_moves(game: Game, color: int) -> list[int] | None:
-    """The moves to play before a move of `color`: none when `color` is to move; else a pass of
-    the side to move, where the rules allow one (Go always; Othello when the side to move can
-    only pass). None when there is no such way (Gomoku has no pass)."""
-    if game.to_move == color:
-        return []
-    if game.name == "go" or (game.name == "othello"
-                             and [int(m) for m in game.legal_moves()] == [game.pass_move]):
-        return [game.pass_move]
-    return None
-
-
-def _moves_out_of_turn(game: Game, color: int) -> list[int]:
-    """`implicit_moves` for a game record, where a move out of turn is a broken record."""
-    moves = implicit_moves(game, color)
-    if moves is None:
-        raise GameError(f"a {COLOR_NAMES[color]} move out of turn")
-    return moves
-
-
 def free_handicap_points(width: int, height: int, stones: int) -> list[int]:
     """Where `place_free_handicap` puts `stones` black stones: the fixed handicap points as far
     as the board has them (GTP's own choice), then one by one the point farthest (in king moves)

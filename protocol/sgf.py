@@ -1,7 +1,7 @@
 """A small SGF reader: the main line of a game record, as far as setting up a position needs.
 
 GTP `loadsgf` replays a record up to a move; this module turns the text into plain values and
-leaves the replaying to the front-end, which knows the rules' quirks (implicit passes). It reads
+leaves the replaying to the front-end, which knows the rules (moves out of turn, setup). It reads
 SGF FF[1]..FF[4] (https://www.red-bean.com/sgf/):
 
 * the tree's main line only (the first variation at every branch);

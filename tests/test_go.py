@@ -156,7 +156,9 @@ def assert_agrees(game: Go, ref: Reference) -> None:
     assert game.captures(WHITE) == ref.captures[WHITE]
     legal = ref.legal_moves()
     assert game.legal_moves().tolist() == legal
-    assert [p for p in range(-2, n + 3) if game.is_legal(p)] == legal
+    # is_legal is what play accepts: after two passes, the moves of the game played on.
+    playable = game.continued().legal_moves().tolist() if game.is_over() else legal
+    assert [p for p in range(-2, n + 3) if game.is_legal(p)] == playable
     liberties = [len(ref.chain(ref.board, p)[1]) if ref.board[p] else 0 for p in range(n)]
     assert [game.liberties(p) for p in range(n)] == liberties
     features = np.full((n + 1, 10), np.nan, dtype=np.float32)
@@ -454,24 +456,101 @@ SCORED = """
     . X O . ."""
 
 
-def test_two_passes_end_the_game() -> None:
+def test_two_passes_end_the_game_but_a_controller_may_play_on() -> None:
+    """GNU Go, KataGo, Sabaki and GoGui let a game go on after two passes (a dispute, KGS's
+    cleanup): the rules end it for the search and the referee, not for the controller."""
     game = Go(5)
     game.play(12)
     game.play(game.pass_move)
     assert not game.is_over() and game.winner() is None
     assert game.legal_moves().tolist() == [p for p in range(26) if p != 12]
     game.play(game.pass_move)
-    assert game.is_over()
-    assert game.legal_moves().tolist() == []
-    assert not game.is_legal(game.pass_move) and not game.is_legal(0)
+    assert game.is_over() and game.winner() == BLACK  # 25 points against komi
+    assert game.legal_moves().tolist() == []  # nothing to choose from: the game has ended
+    assert game.is_legal(0) and not game.is_legal(12)  # what play accepts, should it go on
     before = snapshot(game)
-    with pytest.raises(IllegalMoveError, match="over"):
-        game.play(0)
-    with pytest.raises(IllegalMoveError, match="over"):
-        game.play(game.pass_move)
+    with pytest.raises(IllegalMoveError, match="occupied"):
+        game.play(12)
     assert snapshot(game) == before
+    game.play(0)  # White plays on
+    assert not game.is_over() and game.to_move == BLACK
+    assert game.legal_moves().tolist() == [p for p in range(26) if p not in (0, 12)]
+    game.undo()
+    assert snapshot(game) == before and game.is_over()
     game.undo()
     assert not game.is_over() and game.is_legal(0)
+
+
+def test_continued_copy_of_a_finished_game_plays_on() -> None:
+    game = Go(5)
+    assert game.continued() is None  # nothing has ended
+    game.play(12)
+    game.play(game.pass_move)
+    game.play(game.pass_move)
+    resumed = game.continued()
+    assert resumed is not None and not resumed.is_over()
+    assert resumed.to_move == WHITE and resumed.hash == game.hash
+    assert len(resumed.legal_moves()) == 25
+    assert game.is_over()  # the original is untouched
+
+
+def test_a_move_out_of_turn_is_played_by_its_colour_and_undone_exactly() -> None:
+    game = Go(5)
+    game.play(12)  # Black
+    before = snapshot(game), game.hash, game.to_move
+    game.play(13, BLACK)  # Black again, with White to move: no pass is invented
+    assert game.moves == [12, 13] and game.board[13] == BLACK and game.to_move == WHITE
+    assert game.captures(BLACK) == 0
+    game.undo()
+    assert (snapshot(game), game.hash, game.to_move) == before
+
+
+def test_an_out_of_turn_move_that_is_illegal_changes_nothing() -> None:
+    game = Go.from_diagram("""
+    . X . . .
+    X . . . .
+    . . . . .
+    . . . . .
+    . . . . .""", to_move=BLACK)
+    before = snapshot(game), game.hash, game.to_move
+    with pytest.raises(IllegalMoveError, match="suicide"):
+        game.play(0, WHITE)
+    assert (snapshot(game), game.hash, game.to_move) == before
+
+
+def test_set_to_move_is_no_move_and_undo_returns_to_the_position_before_the_last_one() -> None:
+    game = Go(5)
+    game.play(12)
+    after_black = game.hash
+    game.set_to_move(BLACK)
+    assert game.to_move == BLACK and game.moves == [12] and game.hash != after_black
+    assert 13 in game.legal_moves().tolist()
+    game.undo()
+    assert game.to_move == BLACK and game.hash == Go(5).hash and not game.moves
+    with pytest.raises(GameError):
+        game.set_to_move(0)
+
+
+def test_new_komi_keeps_handicap_stones_and_every_move() -> None:
+    """GoGui sends komi before new moves and Sabaki whenever the user edits it: the position
+    stays as it is (it was once rebuilt from the moves alone, losing the handicap)."""
+    game = Go(9)
+    game.place_free_handicap([game.point(2, 6), game.point(6, 2)])
+    game.play(game.point(4, 4))  # White
+    game.play(game.point(3, 4))  # Black
+    changed = game.with_rules(komi=0.5)
+    assert changed.rules.komi == 0.5 and game.rules.komi == 7.5
+    assert snapshot(changed) == snapshot(game) and changed.to_move == WHITE
+    assert changed.hash == game.hash
+    changed.undo()
+    changed.undo()
+    with pytest.raises(UndoError):
+        changed.undo()  # the handicap is the start of the game
+    assert changed.board[game.point(2, 6)] == BLACK
+    with pytest.raises(UnsupportedRuleError):
+        game.with_rules(komi=float("nan"))
+    with pytest.raises(UnsupportedRuleError):
+        game.with_rules(overline=True)
 
 
 def test_area_scoring() -> None:

@@ -283,22 +283,22 @@ def run(engine: GtpEngine, line: str) -> str:
     return reply
 
 
-def test_undo_takes_back_a_move_with_its_implicit_pass() -> None:
+def test_a_move_out_of_turn_is_played_without_an_invented_pass() -> None:
     engine = gtp()
     run(engine, "boardsize 9")
     run(engine, "play b e5")
-    run(engine, "play b d4")  # White passes first
-    assert engine.game.moves == [40, 81, 48]
+    run(engine, "play b d4")  # Black again: GNU Go and KataGo play it as asked
+    assert engine.game.moves == [40, 48] and engine.game.to_move == WHITE
     run(engine, "undo")
     assert engine.game.moves == [40] and engine.game.to_move == WHITE
 
 
-def test_a_failed_move_leaves_no_implicit_pass_behind() -> None:
+def test_a_failed_move_out_of_turn_changes_nothing() -> None:
     engine = gtp()
     run(engine, "boardsize 9")
     run(engine, "play b e5")
     with pytest.raises(GtpError, match="^illegal move$"):
-        run(engine, "play b e5")  # occupied: the pass inserted for it is taken back
+        run(engine, "play b e5")  # occupied
     assert engine.game.moves == [40] and engine.game.to_move == WHITE
 
 
@@ -342,8 +342,27 @@ def test_genmove_plays_and_reg_genmove_does_not(tiny_model) -> None:
     assert engine.game.moves == [] and engine.game.is_legal(move)
     first = engine.vertices.parse(run(engine, "genmove b"))
     assert engine.game.moves == [first]
-    second = engine.vertices.parse(run(engine, "genmove b"))  # White passes first
-    assert engine.game.moves == [first, 49, second] and engine.game.to_move == WHITE
+    # Black again, out of turn (the issue's `play B E5; genmove B`): a black stone, no pass.
+    second = engine.vertices.parse(run(engine, "genmove b"))
+    assert second != engine.game.pass_move and engine.game.board[second] == BLACK
+    assert engine.game.moves == [first, second] and engine.game.to_move == WHITE
+    assert not engine.game.is_over()
+    run(engine, "undo")
+    assert engine.game.moves == [first] and engine.game.to_move == WHITE
+
+
+def test_genmove_after_two_passes_plays_on(tiny_model) -> None:
+    engine = gtp(model=tiny_model("go").path, visits=16)
+    run(engine, "boardsize 7")
+    for line in ("play b d4", "play w pass", "play b pass"):
+        run(engine, line)
+    assert engine.game.is_over()
+    run(engine, "play w c3")  # the controller plays on: not refused
+    assert engine.game.moves[-1] == engine.vertices.parse("c3") and not engine.game.is_over()
+    for line in ("play b pass", "play w pass"):
+        run(engine, line)
+    move = engine.vertices.parse(run(engine, "genmove b"))  # searched as played on
+    assert engine.game.moves[-1] == move and engine.game.to_move == WHITE
 
 
 def test_cleanup_genmove_plays_on_where_genmove_passes(tiny_model) -> None:
@@ -418,7 +437,15 @@ def test_live_analysis_streams_until_the_next_line(tiny_model) -> None:
         while saz.read_line(timeout=30):
             pass
         assert saz.read_reply(timeout=30, expect_id=side).text == "white"
-        assert not saz.begin("kata-analyze b", timeout=30).ok  # Black is not to move
+        # Black is not to move: the analysis is for Black all the same (Sabaki asks for the
+        # colour it expects), and the position is left as it was.
+        assert saz.begin("kata-analyze b 1", timeout=30).ok
+        _snapshots(saz.read_line(timeout=30), INFO_KATA)
+        saz.interrupt()
+        while saz.read_line(timeout=30):
+            pass
+        side = saz.write("gogui-rules_side_to_move")
+        assert saz.read_reply(timeout=30, expect_id=side).text == "white"
 
 
 def test_genmove_analyze_ends_with_the_move_played(tiny_model) -> None:

@@ -12,11 +12,11 @@ Bad input raises a `GameError` subclass (see `errors.py`) and leaves the positio
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from saz.engine.games.errors import GameError
+from saz.engine.games.errors import GameError, UnsupportedRuleError
 from saz.engine.games.grid import Grid
 
 BLACK = 1
@@ -28,6 +28,11 @@ DRAW = 0
 COLOR_NAMES = {BLACK: "black", WHITE: "white"}
 
 G = TypeVar("G", bound="Game")
+
+
+def _check_color(color: object) -> None:
+    if color != BLACK and color != WHITE:
+        raise GameError(f"a colour must be BLACK (1) or WHITE (-1), not {color!r}")
 
 
 def parse_diagram(diagram: str, to_move: int) -> tuple[int, int, list[int], list[int]]:
@@ -63,6 +68,10 @@ class Game(ABC):
     #: Every game keeps these two; the properties below read them.
     _to_move: int
     _moves: list[int]
+    #: Indices into `_moves` of the moves played out of turn (`play(move, color)` for the side
+    #: not to move), so that `undo` gives the move back to the side that had it. Immutable and
+    #: almost always empty, so copies share it.
+    _out_of_turn: tuple[int, ...] = ()
 
     # -- geometry -----------------------------------------------------------------------------
     @property
@@ -115,19 +124,80 @@ class Game(ABC):
     # -- rules --------------------------------------------------------------------------------
     @abstractmethod
     def legal_moves(self) -> np.ndarray:
-        """The legal moves, ascending, as an int array (empty once the game is over)."""
+        """The moves the side to move may choose from, ascending, as an int array (empty once
+        the game is over)."""
 
     @abstractmethod
     def is_legal(self, move: int) -> bool:
-        """Whether `move` is legal now; never raises for an int."""
+        """Whether `play(move)` would accept `move` now; never raises for an int. After an end
+        that the rules let a controller continue (Go's two passes) this is the move's legality
+        in the continued game, while `legal_moves` is empty."""
 
     @abstractmethod
-    def play(self, move: int) -> None:
-        """Play `move` for the side to move; IllegalMoveError leaves the position unchanged."""
+    def play(self, move: int, color: int | None = None) -> None:
+        """Play `move` for `color` (default: the side to move); afterwards the other colour is
+        to move. IllegalMoveError leaves the position unchanged.
+
+        A colour that is not to move may play too: GUIs set up positions with moves of one colour
+        (GTP `play`, SGF records), and GTP engines such as GNU Go and KataGo accept them. No move
+        is invented for the other side: the move is simply played out of turn."""
 
     @abstractmethod
     def undo(self) -> None:
-        """Take back the last move; UndoError when there is none."""
+        """Take back the last move, returning to the position before it, side to move included;
+        UndoError when there is none."""
+
+    def set_to_move(self, color: int) -> None:
+        """Make `color` the side to move without a move (SGF's `PL`, GTP's `genmove` for the
+        colour not to move). It is not a move: `moves` does not list it, and `undo` returns to
+        the position before the last move, with the side to move it had then."""
+        _check_color(color)
+        if color != self._to_move:
+            self._switch_turn()
+
+    @abstractmethod
+    def _switch_turn(self) -> None:
+        """Give the move to the other colour in place (hash and caches), without a move."""
+
+    def _play_out_of_turn(self, move: int, color: int) -> None:
+        """`play` for a colour that is not to move: the turn passes to it, then it moves; `undo`
+        gives the turn back (it reads `_out_of_turn`)."""
+        _check_color(color)
+        self._switch_turn()
+        try:
+            self.play(move)
+        except GameError:
+            self._switch_turn()
+            raise
+        self._out_of_turn = (*self._out_of_turn, len(self._moves) - 1)
+
+    def _undo_turn(self, mover: int) -> None:
+        """Before a game's own undo of a move by `mover`: that undo expects the opponent of the
+        mover to be to move, which `set_to_move` may have changed since."""
+        if self._to_move == mover:
+            self._switch_turn()
+
+    def _restore_turn(self) -> None:
+        """After a game's own undo (which leaves the mover to move): the turn goes back to the
+        side that had it when the move was played out of turn."""
+        out_of_turn = self._out_of_turn
+        if out_of_turn and out_of_turn[-1] == len(self._moves):
+            self._out_of_turn = out_of_turn[:-1]
+            self._switch_turn()
+
+    def continued(self: G) -> G | None:
+        """A copy of this finished game that goes on, for a controller that plays on after the
+        end (Go after two passes: the passes no longer end it); None where the end is final (a
+        five in Gomoku, no disc left to place in Othello), which is the default."""
+        return None
+
+    def with_rules(self: G, **changes: Any) -> G:
+        """This position and its history under other rule parameters (Go's komi, Gomoku's
+        rule): setup stones and the colour of every move are kept; nothing is replayed onto an
+        empty board. UnsupportedRuleError for parameters the game does not have or values it
+        does not accept; GameError if the history is not legal under the new rules."""
+        raise UnsupportedRuleError(
+            f"{self.name} has no rule parameters {', '.join(sorted(changes))}")
 
     @abstractmethod
     def is_over(self) -> bool:

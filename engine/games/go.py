@@ -31,7 +31,7 @@ import math
 import numbers
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import ClassVar
 
@@ -352,8 +352,6 @@ class Go(Game):
             p = operator.index(move)
         except TypeError:
             return False
-        if self._passes >= 2:
-            return False
         return p == self._geo.num_points or not isinstance(self._analyse(p), str)
 
     def _legal_mask(self) -> int:
@@ -454,13 +452,16 @@ class Go(Game):
             return "positional superko: the position would repeat"
         return own, enemies, captured, gone, stone_hash, count
 
-    def play(self, move: int) -> None:
+    def play(self, move: int, color: int | None = None) -> None:
+        """Two passes end the game, but a controller may play on (a dispute, a cleanup phase):
+        a stone after them is played as usual, and the game goes on from there."""
+        if color is not None and color != self._to_move:
+            self._play_out_of_turn(move, color)
+            return
         p = operator.index(move)
-        if self._passes >= 2:
-            raise IllegalMoveError(p, "the game is over")
         if p == self._geo.num_points:
-            record = (p, self._occupancy, self._stone_hash, self._short, self._captures,
-                      self._passes, (), (), ())
+            record = (p, self._to_move, self._occupancy, self._stone_hash, self._short,
+                      self._captures, self._passes, (), (), ())
             self._passes += 1
         else:
             effect = self._analyse(p)
@@ -474,13 +475,14 @@ class Go(Game):
 
     def _place(self, p: int, effect: _Effect) -> tuple:
         """Put a stone of the side to move on `p` with the effect `_analyse` found; returns the
-        undo record: (p, the scalars it replaces, journal, merged roots, captured roots)."""
+        undo record: (p, the mover, the scalars it replaces, journal, merged roots, captured
+        roots)."""
         own, enemies, captured, gone, stone_hash, count = effect
         geo = self._geo
         me = self._to_move
         color, chain, stones, libs = self._color, self._chain, self._stones, self._libs
         occupancy, short, captures = self._occupancy, self._short, self._captures
-        record_head = (p, occupancy, self._stone_hash, short, captures, self._passes)
+        record_head = (p, me, occupancy, self._stone_hash, short, captures, self._passes)
         bit = 1 << p
         empty = occupancy[EMPTY]
         #: (root, stones, liberties) of every chain slot before a write, in write order.
@@ -544,10 +546,10 @@ class Go(Game):
     def undo(self) -> None:
         if not self._undo_stack:
             raise UndoError("no move to undo")
-        (p, occupancy, stone_hash, short, captures, passes,
+        (p, me, occupancy, stone_hash, short, captures, passes,
          journal, merged, captured) = self._undo_stack.pop()
         self._moves.pop()
-        self._to_move = me = -self._to_move
+        self._to_move = me
         self._legal = None
         if p != self._geo.num_points:
             count = self._geo.num_points - self._occupancy[EMPTY].bit_count()
@@ -569,6 +571,31 @@ class Go(Game):
                     chain[q] = root
         self._occupancy, self._stone_hash, self._short = occupancy, stone_hash, short
         self._captures, self._passes = captures, passes
+        self._restore_turn()
+
+    def _switch_turn(self) -> None:
+        self._to_move = -self._to_move
+        self._legal = None
+
+    def continued(self) -> Go | None:
+        """After two passes: a copy in which they no longer end the game (the controller plays
+        on); None while the game goes on."""
+        if self._passes < 2:
+            return None
+        game = self.copy()
+        game._passes = 0
+        game._legal = None
+        return game
+
+    def with_rules(self, **changes: object) -> Go:
+        """Komi and rule set change how the game is scored, not what was legal: the position,
+        its setup stones and its history stay as they are."""
+        unknown = set(changes) - {"komi", "rule"}
+        if unknown:
+            raise UnsupportedRuleError(f"Go has no rule parameters {', '.join(sorted(unknown))}")
+        game = self.copy()
+        game.rules = replace(self.rules, **changes)  # type: ignore[arg-type]
+        return game
 
     # -- end of the game --------------------------------------------------------------------------
     def area(self, color: int) -> int:

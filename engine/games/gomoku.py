@@ -279,7 +279,10 @@ class Gomoku(Game):
         move = operator.index(move)
         return 0 <= move < self.num_points and self._cells[move] == EMPTY and self._won is None
 
-    def play(self, move: int) -> None:
+    def play(self, move: int, color: int | None = None) -> None:
+        if color is not None and color != self._to_move:
+            self._play_out_of_turn(move, color)
+            return
         move = operator.index(move)
         if not 0 <= move < self.num_points:
             reason = "Gomoku has no pass" if move == self.num_points else "off the board"
@@ -299,20 +302,46 @@ class Gomoku(Game):
     def undo(self) -> None:
         if not self._moves:
             raise UndoError("no move to undo")
-        move = self._moves.pop()
+        move = self._moves[-1]
+        self._undo_turn(self._color_at(move))
+        self._moves.pop()
         color = -self._to_move
         self._cells[move] = EMPTY
         self._stones[color] ^= 1 << move
         self._hash ^= self._keys[color][move] ^ self._white_to_move_key
         self._to_move = color
         self._won = None  # only the last move can have won: the game ends with it
+        self._restore_turn()
+
+    def _switch_turn(self) -> None:
+        self._to_move = -self._to_move
+        self._hash ^= self._white_to_move_key
+
+    def _color_at(self, point: int) -> int:
+        """The colour of the stone on `point` (a white stone is the byte 0xFF)."""
+        return BLACK if self._cells[point] == BLACK else WHITE
+
+    def with_rules(self, **changes: object) -> Gomoku:
+        """The same stones under another rule (`rule=`): the moves are replayed, each by its
+        own colour, so that the new rule decides which line wins; GameError if one of them
+        came after a win under it."""
+        unknown = set(changes) - {"rule"}
+        if unknown:
+            raise UnsupportedRuleError(
+                f"Gomoku has no rule parameters {', '.join(sorted(unknown))}")
+        rule = changes.get("rule", self.rules.name)
+        game = Gomoku(self.width, self.height, rule=rule)  # type: ignore[arg-type]
+        for move in self._moves:
+            game.play(move, self._color_at(move))
+        game.set_to_move(self._to_move)
+        return game
 
     def is_over(self) -> bool:
         return self._won is not None or len(self._moves) == self.num_points
 
     def winner(self) -> int | None:
         if self._won is not None:
-            return -self._to_move  # the side that made the last move
+            return self._color_at(self._won[0])
         return DRAW if len(self._moves) == self.num_points else None
 
     # -- tactics ------------------------------------------------------------------------------

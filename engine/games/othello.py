@@ -268,8 +268,9 @@ class Othello(Game):
         #: Legal moves of the side to move (bit num_points: the forced pass); None until computed.
         self._legal: int | None = None
         self._moves: list[int] = []
-        #: Per move played: (placed disc, flipped discs, legal mask and hash before the move).
-        self._undo: list[tuple[int, int, int | None, int]] = []
+        #: Per move played: (the mover, placed disc, flipped discs, legal mask and hash before the
+        #: move).
+        self._undo: list[tuple[int, int, int, int | None, int]] = []
         self._board: np.ndarray | None = None
 
     # -- state --------------------------------------------------------------------------------
@@ -337,7 +338,12 @@ class Othello(Game):
         move = operator.index(move)
         return 0 <= move <= self.num_points and bool(self._legal_mask() >> move & 1)
 
-    def play(self, move: int) -> None:
+    def play(self, move: int, color: int | None = None) -> None:
+        """A colour that is not to move may place a disc too (GUI set-up): it must flip
+        something, as always."""
+        if color is not None and color != self._to_move:
+            self._play_out_of_turn(move, color)
+            return
         move = operator.index(move)
         n = self.num_points
         own, opp = self._own, self._opp
@@ -357,7 +363,7 @@ class Othello(Game):
             if not flips:
                 raise IllegalMoveError(move, "the game is over" if not self._legal_mask()
                                        else "the disc would flip nothing")
-        self._undo.append((placed, flips, self._legal, self._hash))
+        self._undo.append((self._to_move, placed, flips, self._legal, self._hash))
         self._moves.append(move)
         h = self._hash ^ self._bb.white_to_move_key
         if placed:
@@ -374,12 +380,20 @@ class Othello(Game):
     def undo(self) -> None:
         if not self._undo:
             raise UndoError("no move to undo")
-        placed, flips, self._legal, self._hash = self._undo.pop()
+        self._undo_turn(self._undo[-1][0])
+        mover, placed, flips, self._legal, self._hash = self._undo.pop()
         self._moves.pop()
         # The previous mover owns the opponent discs now, less the disc it placed and the flips.
         self._own, self._opp = self._opp ^ (placed | flips), self._own | flips
-        self._to_move = -self._to_move
+        self._to_move = mover
         self._board = None
+        self._restore_turn()
+
+    def _switch_turn(self) -> None:
+        self._to_move = -self._to_move
+        self._own, self._opp = self._opp, self._own
+        self._hash ^= self._bb.white_to_move_key
+        self._legal = None
 
     def is_over(self) -> bool:
         return not self._legal_mask()

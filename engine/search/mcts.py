@@ -468,7 +468,10 @@ class MCTS:
                 for move in moves[len(known):]:
                     i = node.child_index(move) if node is not None else -1
                     node = node.children[i] if i >= 0 else None
-                if node is not None and node.game.hash == game.hash:
+                # A position the rules ended (two passes) is searched only as played on
+                # (`Game.continued`), which the tree's node of it is not.
+                if (node is not None and node.game.hash == game.hash
+                        and not node.game.is_over()):
                     node.terminal = None  # a proven loss is still a position to move from
                     self.root = node
                     self._nodes = _count(node)
