@@ -29,6 +29,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -44,6 +45,8 @@ log = logging.getLogger("saz.gtp")
 
 #: GoGui's interrupt: a comment line that stops the command in progress (see `gogui-interrupt`).
 INTERRUPT = "# interrupt"
+#: An input line and the time it arrived (`time.monotonic`).
+_Line = tuple[str, float]
 #: Control characters the framing removes: all but HT (9) and LF (10).
 _CONTROL = {c: None for c in (*range(32), 127) if c not in (9, 10)}
 
@@ -95,10 +98,11 @@ class GtpSession:
         self.commands = commands
         self._stdin = stdin
         self._stdout = stdout
-        #: Input lines as they arrive; None once the input has ended.
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        #: Input lines as they arrive, with the time they arrived (a move is timed from then,
+        #: as the controller times it); None once the input has ended.
+        self._lines: queue.Queue[_Line | None] = queue.Queue()
         #: A line taken from the queue to end a live analysis, to be executed next.
-        self._pushback: list[str | None] = []
+        self._pushback: list[_Line | None] = []
         #: Replies and streamed lines are written whole, one writer at a time (a live analysis
         #: writes from its search thread).
         self._write_lock = threading.RLock()
@@ -109,13 +113,16 @@ class GtpSession:
         reader.start()
         try:
             while True:
-                line = self._next_line()
-                if line is None:
+                item = self._next_line()
+                if item is None:
                     break
+                line, arrived = item
                 command = parse_command(line)
                 if command is None:
                     continue
+                self.commands.command_received(arrived)
                 self._execute(command)
+                self.commands.replied(time.monotonic())
                 if self.commands.quitting:
                     break
         except BrokenPipeError:  # the controller has gone: nobody is left to answer
@@ -127,13 +134,14 @@ class GtpSession:
     def _read(self) -> None:
         try:
             for line in self._stdin:
+                arrived = time.monotonic()
                 if line.strip() == INTERRUPT:
                     self.commands.interrupt()
-                self._lines.put(line)
+                self._lines.put((line, arrived))
         finally:
             self._lines.put(None)
 
-    def _next_line(self) -> str | None:
+    def _next_line(self) -> _Line | None:
         if self._pushback:
             return self._pushback.pop()
         return self._lines.get()

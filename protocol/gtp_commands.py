@@ -209,6 +209,15 @@ class GtpEngine:
         """Stop a background search (analysis, pondering) and wait until it has stopped."""
         self.engine.halt()
 
+    def command_received(self, at: float) -> None:
+        """The command about to be executed arrived at `at` (`time.monotonic`): a move it asks
+        for is timed from then, as the controller times it."""
+        self.engine.clock.command_received(at)
+
+    def replied(self, at: float) -> None:
+        """The reply to the last command went out at `at`: the clock learns the latency."""
+        self.engine.clock.replied(at)
+
     # -- the values of the current game -----------------------------------------------------------
     @property
     def game(self) -> Game:
@@ -436,6 +445,7 @@ class GtpEngine:
             self.engine.set_time_control(from_gtp_time_settings(*args))
         except TimeControlError as exc:
             raise syntax_error(exc) from None
+        self._load_network()
         return ""
 
     def kgs_time_settings(self, args: tuple[str, ...]) -> str:
@@ -443,7 +453,17 @@ class GtpEngine:
             self.engine.set_time_control(from_kgs_time_settings(args))
         except TimeControlError as exc:
             raise syntax_error(exc) from None
+        self._load_network()
         return ""
+
+    def _load_network(self) -> None:
+        """A timed game is about to start: load the network now, off the clock, rather than
+        during the first move (which the controller times). A model that fails to load is
+        reported by the first genmove, as without a clock."""
+        try:
+            self.engine.load_network()
+        except (GameError, ValueError) as exc:  # ModelError is a ValueError
+            log.warning("the network could not be loaded: %s", exc)
 
     def time_left(self, args: tuple[str, ...]) -> str:
         """Our clock, as the controller sees it. Controllers report the colour about to move

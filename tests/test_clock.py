@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from saz.engine.games.errors import UnsupportedRuleError
 from saz.engine.search.clock import (
+    LATENCY_WINDOW,
     Absolute,
     CanadianByoyomi,
     ClockState,
@@ -419,6 +420,56 @@ def test_manager_rejects_unpaired_calls() -> None:
     manager.start_move(10)
     with pytest.raises(RuntimeError, match="in progress"):
         manager.start_move(10)
+
+
+def test_a_move_is_timed_from_its_command_arriving() -> None:
+    """What happens before the search (a model loading, a ponder stopping) is on the
+    controller's clock too: it comes off the budget, and the move is charged from arrival."""
+    clock = FakeClock()
+    manager = TimeManager(JapaneseByoyomi(0, 1, 1), policy=EXACT, now=clock)
+    manager.command_received(clock())
+    clock.advance(0.3)
+    budget = manager.start_move(100)
+    assert budget.hard == pytest.approx(0.7)
+    clock.advance(0.7)
+    assert manager.end_move() == pytest.approx(1.0)
+
+
+def test_observed_latency_shortens_the_next_budgets() -> None:
+    """The period is 1 s. A reply that went out 0.2 s after the search's limit is latency the
+    margin did not allow for: the following moves keep 1.5 x 0.2 s back, until it ages out."""
+    clock = FakeClock()
+    manager = TimeManager(JapaneseByoyomi(0, 1, 1), now=clock)
+    usual = manager.policy.margin.budget_within(1.0)
+
+    def move(search: float, reply_after: float) -> MoveBudget:
+        manager.command_received(clock())
+        budget = manager.start_move(100)
+        clock.advance(search)
+        manager.end_move()
+        clock.advance(reply_after)
+        manager.replied(clock())
+        return budget
+
+    first = move(usual, 0.2)
+    assert first.hard == pytest.approx(usual)
+    assert manager.observed_latency == pytest.approx(0.3)
+    second = move(0.5, 0.0)
+    assert second.hard == pytest.approx((1.0 - 0.3) / (1 + manager.policy.margin.overrun))
+    assert second.hard + 0.2 < 1.0  # the same delay again would still be in time
+    for _ in range(LATENCY_WINDOW - 1):
+        move(0.5, 0.0)  # the 0.2 s ages out of the window
+    assert manager.observed_latency == 0.0
+    assert move(0.5, 0.0).hard == pytest.approx(usual)
+
+
+def test_a_reply_that_was_no_move_is_no_observation() -> None:
+    clock = FakeClock()
+    manager = TimeManager(JapaneseByoyomi(0, 1, 1), now=clock)
+    manager.command_received(clock())
+    clock.advance(5)
+    manager.replied(clock())
+    assert manager.observed_latency == 0.0
 
 
 def test_time_left_overrides_the_account() -> None:

@@ -3,6 +3,7 @@
     saz bench evaluator --game go --sizes 9,15,19 --batch 1,8,32,128 [--hidden H] [--device D]
                         [--model PATH] [--threads T] [--cpu-time]
     saz bench search --game gomoku --size 15 --visits 800 ...   (see tools/bench_search.py)
+    saz bench clock --size 19 --moves 200 --time "time_settings 0 1 1" (see tools/bench_clock.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
 each board size x batch size, and the same network in torch eager (the torch-geometric model under
@@ -34,7 +35,7 @@ from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.graph import layout
 from saz.tools.checkpoint import Checkpoint
 from saz.tools.export import export_checkpoint
-from saz.tools import bench_gomocup, bench_gtp, bench_search
+from saz.tools import bench_clock, bench_gomocup, bench_gtp, bench_search
 from saz.tools.model import NetConfig, PolicyValueNet, collate
 
 
@@ -241,6 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_search.add_parser(subparsers)
     bench_gomocup.add_parser(subparsers)
     bench_gtp.add_parser(subparsers)
+    bench_clock.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 

@@ -32,6 +32,12 @@ a *limit*, the most this move may cost without losing or giving up a byo-yomi pe
   batches, and the reply travels through pipes), so budgets are `(limit - latency) / (1 + overrun)`
   at most. Gomocup gets a wider margin: its manager times the whole turn in wall time, our I/O
   and process scheduling included.
+* The latency is measured, not assumed (`TimeManager`): a move's time counts from the moment its
+  command arrived (`command_received`), and once its reply is out (`replied`) the time the
+  search did not account for (before it started; after it stopped or its limit passed: the last
+  batch, playing the move, the reply) is one observation. The margin's latency is the larger
+  of the policy's and `latency_factor` x the largest of the last `LATENCY_WINDOW` observations,
+  so a loaded machine shortens the budgets of the moves that follow.
 * Japanese byo-yomi: a move never plans to overrun a period, however many are left.
 * Canadian byo-yomi: a period's time is shared over its stones; where our own account cannot
   know where the controller's periods begin, each stone keeps to its share.
@@ -47,12 +53,15 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from saz.engine.games.errors import UnsupportedRuleError
 
 INF = math.inf
+#: How many of the last moves' latencies the margin remembers (`TimeManager.observed_latency`).
+LATENCY_WINDOW = 16
 
 
 class TimeControlError(ValueError):
@@ -530,6 +539,9 @@ class TimePolicy:
     min_moves_left: float = 10.0
     #: The least budget given: about one batch of the network, to answer at all.
     min_budget: float = 0.01
+    #: The margin's latency is this multiple of the largest one observed lately: a pause seen
+    #: once may come back longer, and what comes before our input thread wakes is not seen.
+    latency_factor: float = 1.5
 
     def __post_init__(self) -> None:
         if not self.hard_factor >= 1:
@@ -538,17 +550,23 @@ class TimePolicy:
             raise ValueError("min_moves_left must be >= 1")
         if not self.min_budget > 0:
             raise ValueError("min_budget must be > 0")
+        if not self.latency_factor >= 1:
+            raise ValueError("latency_factor must be >= 1")
 
     def margin_for(self, control: TimeControl) -> SafetyMargin:
         return self.gomocup_margin if isinstance(control, Gomocup) else self.margin
 
-    def budget(self, control: TimeControl, state: ClockState, moves_left: float) -> MoveBudget:
+    def budget(self, control: TimeControl, state: ClockState, moves_left: float,
+               latency: float = 0.0) -> MoveBudget:
         """The budget of our next move under `control`, with our clock at `state` and about
-        `moves_left` of our own moves still to play (`expected_moves_left`)."""
+        `moves_left` of our own moves still to play (`expected_moves_left`); `latency` is the
+        latency observed lately, used where it exceeds the margin's own."""
         if not moves_left > 0:
             raise ValueError(f"moves_left must be > 0, got {moves_left}")
         allowed = control.allowance(state, max(moves_left, self.min_moves_left))
         margin = self.margin_for(control)
+        if latency > margin.latency:
+            margin = replace(margin, latency=latency)
         share = allowed.bank / allowed.horizon
         soft = share + allowed.per_move
         spendable = allowed.limit
@@ -625,6 +643,14 @@ class TimeManager:
         self._started_at = now() if started_at is None else started_at
         self._startup_pending = True
         self._move_start: float | None = None
+        #: When the command now being executed arrived (`command_received`), if we were told.
+        self._received: float | None = None
+        #: The last move's (start, the latest its search was allowed to stop, when it did), from
+        #: `end_move` until `replied` turns it into an observation.
+        self._unreplied: tuple[float, float, float] | None = None
+        self._hard_at: float = INF
+        #: Latencies observed on the last moves (seconds), newest last.
+        self._latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
         self._control: TimeControl
         self._state: ClockState
         self.set_control(control if control is not None else NoTimeLimit())
@@ -678,19 +704,40 @@ class TimeManager:
                                                      and updated.time_left is None):
             self._state = updated.start_state()
 
+    @property
+    def observed_latency(self) -> float:
+        """The latency the margins allow for now: `latency_factor` x the largest of the last
+        observations (0 before any)."""
+        return self._policy.latency_factor * max(self._latencies, default=0.0)
+
+    def command_received(self, at: float) -> None:
+        """The controller's command now being executed arrived at `at` (on this manager's
+        clock): a move it asks for is timed from then, as the controller times it."""
+        self._received = at
+
     def start_move(self, moves_left_estimate: float) -> MoveBudget:
         """Start thinking on a move: its budget given about `moves_left_estimate` of our own
-        moves still to play (see `expected_moves_left`)."""
+        moves still to play (see `expected_moves_left`), in seconds from now. The move started
+        when its command arrived, if `command_received` said so: the time since is deducted."""
         if self._move_start is not None:
             raise RuntimeError("start_move while a move is in progress; call end_move first")
-        start = self._now()
+        now = self._now()
+        start = now if self._received is None else min(self._received, now)
+        self._received = None
         if self._startup_pending and isinstance(self._control, Gomocup):
             # The match clock ran while the process started; a time_left report counts it.
             if self._control.time_left is None:
                 self._state = self._control.charge(self._state, start - self._started_at)
             self._startup_pending = False
-        budget = self._policy.budget(self._control, self._state, moves_left_estimate)
+        budget = self._policy.budget(self._control, self._state, moves_left_estimate,
+                                     self.observed_latency)
         self._move_start = start
+        self._hard_at = start + budget.hard
+        gone = now - start
+        if gone > 0 and budget.hard != INF:
+            least = self._policy.min_budget
+            hard = max(least, budget.hard - gone)
+            budget = replace(budget, soft=max(least, min(budget.soft - gone, hard)), hard=hard)
         return budget
 
     def elapsed(self) -> float:
@@ -703,10 +750,21 @@ class TimeManager:
         """The move is played: charge the time it took, plus the latency the controller's clock
         sees, to our own account; return the time measured."""
         spent = self.elapsed()
-        self._move_start = None
-        cost = spent + self._policy.margin_for(self._control).latency
-        self._state = self._control.charge(self._state, cost)
+        start, self._move_start = self._move_start, None
+        assert start is not None
+        self._unreplied = (start, self._hard_at, start + spent)
+        latency = max(self._policy.margin_for(self._control).latency, self.observed_latency)
+        self._state = self._control.charge(self._state, spent + latency)
         return spent
+
+    def replied(self, at: float) -> None:
+        """The reply to the last command went out at `at`: if it was a move, the time its
+        search did not account for becomes an observation of the latency."""
+        if self._unreplied is None:
+            return
+        start, hard_at, stopped = self._unreplied
+        self._unreplied = None
+        self._latencies.append(max(0.0, at - min(stopped, hard_at)))
 
 
 __all__ = [

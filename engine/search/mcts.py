@@ -224,8 +224,13 @@ class MCTS:
         depth = 1 if self.options.pipeline else 0
         in_flight: deque[tuple[_Batch, Future[_Output] | _Output]] = deque()
         next_progress = start + progress_interval
+        # One turn of the loop: the hard limit is checked once per turn, so a search that would
+        # pass it during the next turn (and then wait for the batch in flight) stops now.
+        turn, turn_start = 0.0, start
         while not (self._stop.is_set() or stop.is_set()):
-            if self._limit_reached(root, limits, counters, self._now() - start):
+            now = self._now()
+            turn, turn_start = now - turn_start, now
+            if self._limit_reached(root, limits, counters, now - start, turn):
                 break
             if self._nodes >= self.options.max_nodes:
                 break
@@ -483,12 +488,14 @@ class MCTS:
 
     # -- stopping --------------------------------------------------------------------------------
     def _limit_reached(self, root: Node, limits: SearchLimits, counters: _Counters,
-                       elapsed: float) -> bool:
+                       elapsed: float, turn: float = 0.0) -> bool:
+        """Whether to stop after `elapsed` seconds, the last turn of the loop having taken
+        `turn`: the hard limit is kept with the next turn included."""
         if limits.visits is not None and root.n >= limits.visits:
             return True
         if limits.playouts is not None and counters.started >= limits.playouts:
             return True
-        if limits.hard_seconds is not None and elapsed >= limits.hard_seconds:
+        if limits.hard_seconds is not None and elapsed + turn >= limits.hard_seconds:
             return True
         if limits.soft_seconds is not None and elapsed >= limits.soft_seconds:
             if limits.hard_seconds is None or not _unstable(root):
