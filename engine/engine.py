@@ -116,6 +116,18 @@ class Engine:
         self.halt()
         self.game.undo()
 
+    def set_to_move(self, color: int) -> None:
+        """Make `color` the side to move without a move (`Game.set_to_move`)."""
+        self.halt()
+        self.game.set_to_move(color)
+
+    def clear_cache(self) -> None:
+        """Forget every search tree (KataGo's `clear_cache`): the next search starts afresh."""
+        self.halt()
+        for search in self._searches.values():
+            if isinstance(search, MCTS):
+                search.reset()
+
     # -- thinking --------------------------------------------------------------------------------
     def position(self, color: int | None = None) -> Game:
         """The position a search for `color` (default: the side to move) starts from: the

@@ -25,7 +25,9 @@ there, since every controller sends it. GoGui plays any game through its rules-e
 """
 from __future__ import annotations
 
+import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +52,7 @@ from saz.engine.search.clock import (
 from saz.engine.search.mcts import SearchResult
 from saz.protocol.gtp_analysis import InfoFormat, kata_info, lz_info, parse_analysis
 from saz.protocol.sgf import SgfError, SgfGame, parse_sgf
+from saz.protocol.sgf_writer import SgfInfo, format_sgf
 from saz.protocol.vertex import (
     CONVENTIONS,
     GtpValueError,
@@ -184,6 +187,16 @@ class GtpEngine:
             "gogui-rules_legal_moves": self.rules_legal_moves,
             "gogui-rules_side_to_move": self.rules_side_to_move,
             "gogui-rules_final_result": self.rules_final_result,
+            "gogui-rules_setup": self.gogui_setup,
+            "gogui-setup": self.gogui_setup,
+            "gogui-setup_player": self.gogui_setup_player,
+            "cputime": self.cputime,
+            "printsgf": self.printsgf,
+            "get_komi": self.get_komi,
+            "kgs-rules": self.kgs_rules,
+            "kata-get-rules": self.kata_get_rules,
+            "kata-set-rules": self.kata_set_rules,
+            "clear_cache": self.clear_cache,
         }
 
     # -- dispatch ---------------------------------------------------------------------------------
@@ -193,13 +206,18 @@ class GtpEngine:
         "gogui-analyze_commands", "gogui-interrupt", "showboard", "list_games",
         "gogui-rules_game_id", "gogui-rules_board_size", "gogui-rules_board",
         "gogui-rules_legal_moves", "gogui-rules_side_to_move", "gogui-rules_final_result",
-        "final_score", "final_status_list",
+        "final_score", "final_status_list", "cputime", "printsgf", "get_komi",
+        "kata-get-rules",
     })
+
+    def offers(self, name: str) -> bool:
+        """Whether the command `name` exists in the current game (`list_commands`)."""
+        return name in self.commands and name not in NOT_OFFERED.get(self.engine.game_name, ())
 
     def execute(self, command: Command) -> str | Streamed:
         """Run one command; GtpError when it fails (the position is then unchanged)."""
         handler = self.commands.get(command.name)
-        if handler is None:
+        if handler is None or not self.offers(command.name):
             raise GtpError(UNKNOWN_COMMAND)
         if command.name not in self._READ_ONLY:
             self.halt()
@@ -254,10 +272,20 @@ class GtpEngine:
 
     def known_command(self, args: tuple[str, ...]) -> str:
         _arguments(args, 1, "known_command COMMAND")
-        return "true" if args[0] in self.commands else "false"
+        return "true" if self.offers(args[0]) else "false"
 
     def list_commands(self, args: tuple[str, ...]) -> str:
-        return "\n".join(self.commands)
+        return "\n".join(name for name in self.commands if self.offers(name))
+
+    def cputime(self, args: tuple[str, ...]) -> str:
+        """The CPU seconds this process has used, all its threads (the network's) included:
+        gogui-twogtp's CPU column, GNU Go's command."""
+        return f"{time.process_time():.3f}"
+
+    def clear_cache(self, args: tuple[str, ...]) -> str:
+        """KataGo's: forget the search trees, so that the next search starts afresh."""
+        self.engine.clear_cache()
+        return ""
 
     def quit(self, args: tuple[str, ...]) -> str:
         self.quitting = True
@@ -286,6 +314,54 @@ class GtpEngine:
     def clear_board(self, args: tuple[str, ...]) -> str:
         self.engine.new_game()
         return ""
+
+    def get_komi(self, args: tuple[str, ...]) -> str:
+        """GNU Go's: the komi of the game (Go only: the other games have none)."""
+        self._require_go("get_komi")
+        return f"{self.game.rules.komi:g}"  # type: ignore[attr-defined]
+
+    def kgs_rules(self, args: tuple[str, ...]) -> str:
+        """KGS's `kgs-rules chinese|aga|new_zealand|japanese`: the rule sets that score by area
+        are played as saz's area rules (`AREA_RULE_SETS`); Japanese scores territory, which saz
+        does not."""
+        _arguments(args, 1, "kgs-rules RULES")
+        self._area_rules(args[0].lower().replace("_", "-"))
+        return ""
+
+    def kata_get_rules(self, args: tuple[str, ...]) -> str:
+        """KataGo's: the rules saz plays, as KataGo describes rules (JSON)."""
+        self._require_go("kata-get-rules")
+        return json.dumps(KATA_RULES, separators=(",", ":"))
+
+    def kata_set_rules(self, args: tuple[str, ...]) -> str:
+        """KataGo's `kata-set-rules NAME|JSON`: accepted for rules that score by area, which
+        saz plays as its own (`kata-get-rules` shows them); territory scoring is refused."""
+        if not args:
+            raise syntax_error("usage: kata-set-rules RULES (a name or KataGo's JSON)")
+        text = " ".join(args)
+        if text.startswith("{"):
+            try:
+                rules = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise syntax_error(f"rules are not JSON: {exc.msg}") from None
+            if not isinstance(rules, dict):
+                raise syntax_error("rules JSON must be an object")
+            scoring = str(rules.get("scoring", "AREA")).upper()
+            self._area_rules("area" if scoring == "AREA" else scoring.lower())
+        else:
+            self._area_rules(text.lower())
+        return ""
+
+    def _area_rules(self, name: str) -> None:
+        """Accept the rule set `name` if saz plays it (area scoring), else GtpError."""
+        self._require_go("rules")
+        if name in TERRITORY_RULE_SETS:
+            raise GtpError(f"{name} rules score territory; saz plays area scoring only "
+                           f"(Tromp-Taylor without suicide, positional superko)")
+        if name not in AREA_RULE_SETS:
+            raise GtpError(f"unknown rules {name!r}; saz plays area scoring: "
+                           f"{', '.join(sorted(AREA_RULE_SETS))}")
+        log.info("rules %s: played with area scoring, positional superko, no suicide", name)
 
     def komi(self, args: tuple[str, ...]) -> str:
         _arguments(args, 1, "komi KOMI")
@@ -348,6 +424,34 @@ class GtpEngine:
         except GameError:
             raise GtpError(BAD_VERTEX_LIST) from None
         self._adopt(game)
+        return ""
+
+    def gogui_setup(self, args: tuple[str, ...]) -> str:
+        """GoGui's `gogui-setup b A1 w B2 ...` (and `gogui-rules_setup` for its rules
+        engines): the stones are the starting position of a new game (not moves: `undo` stops
+        at them), on the empty board right after `clear_board`; Black is to move until
+        `gogui-setup_player` says otherwise. A chain without liberties is refused."""
+        if len(args) % 2:
+            raise syntax_error("usage: gogui-setup COLOR VERTEX [COLOR VERTEX ...]")
+        if not _is_empty(self.game):
+            raise GtpError(BOARD_NOT_EMPTY)
+        board = np.array(self.game.board)
+        for color_text, vertex in zip(args[::2], args[1::2]):
+            point = self._vertex(vertex)
+            if point == self.game.pass_move:
+                raise GtpError(BAD_VERTEX_LIST)
+            board[point] = _color(color_text)
+        try:
+            game = _set_up(self.game, board, self.game.to_move, self.engine.rules)
+        except GameError as exc:
+            raise GtpError(f"cannot set up: {exc}") from None
+        self._adopt(game)
+        return ""
+
+    def gogui_setup_player(self, args: tuple[str, ...]) -> str:
+        """GoGui's: the colour to move in a set-up position (any position, in fact)."""
+        _arguments(args, 1, "gogui-setup_player COLOR")
+        self.engine.set_to_move(_color(args[0]))
         return ""
 
     def _handicap_count(self, args: tuple[str, ...], usage: str) -> int:
@@ -512,6 +616,28 @@ class GtpEngine:
         return "\n".join(self._format(int(p)) for p in np.flatnonzero(self.game.board))
 
     # -- SGF --------------------------------------------------------------------------------------
+    def printsgf(self, args: tuple[str, ...]) -> str:
+        """GNU Go's `printsgf [FILE]`: the game so far as SGF, in the reply or written to FILE
+        (the reply is then empty)."""
+        if len(args) > 1:
+            raise syntax_error("usage: printsgf [FILE]")
+        game = self.game
+        result = ""
+        if game.is_over():
+            result = _sgf_result(game)
+        text = format_sgf(game, SgfInfo(result=result, rules=self._rules_text()))
+        if not args:
+            return text.rstrip("\n")
+        try:
+            Path(args[0]).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise GtpError(f"cannot save file: {exc.strerror or exc}") from None
+        return ""
+
+    def _rules_text(self) -> str:
+        rules = self.game.rules  # type: ignore[attr-defined]
+        return str(getattr(rules, "rule", getattr(rules, "name", rules)))
+
     def loadsgf(self, args: tuple[str, ...]) -> str:
         if not 1 <= len(args) <= 2:
             raise syntax_error("usage: loadsgf FILE [MOVE_NUMBER]")
@@ -642,7 +768,8 @@ class GtpEngine:
         return ""
 
     def rules_game_id(self, args: tuple[str, ...]) -> str:
-        return self.engine.game_name
+        """The game's name as GoGui wants it: a capital, then lower case (`Go`, `Othello`)."""
+        return GAME_TITLES[self.engine.game_name]
 
     def rules_board_size(self, args: tuple[str, ...]) -> str:
         game = self.game
@@ -676,6 +803,38 @@ class GtpEngine:
 
 
 # -- rules of the protocol ------------------------------------------------------------------------
+#: Commands a game does not offer. GoGui adopts the answer to `gogui-rules_board_size` as its
+#: board size when it attaches a program, which is right for its rules engines but not for Go,
+#: whose size is the user's choice (GNU Go and KataGo have no such command). `gogui-rules_setup`
+#: tells GoGui that stones of either colour may be set up by playing them: not in Othello, where
+#: every disc must turn others over.
+NOT_OFFERED: dict[str, frozenset[str]] = {
+    "go": frozenset({"gogui-rules_board_size", "gogui-rules_setup"}),
+    "othello": frozenset({"gogui-rules_setup"}),
+}
+#: Rule sets a controller may name (KGS's `kgs-rules`, KataGo's presets) that score by area:
+#: saz plays them as its own area rules (positional superko, no suicide, no handicap bonus).
+AREA_RULE_SETS = frozenset({
+    "area", "chinese", "chinese-ogs", "chinese-kgs", "tromp-taylor", "aga", "new-zealand",
+    "stone-scoring", "bga",
+})
+#: Rule sets that score territory, which saz cannot.
+TERRITORY_RULE_SETS = frozenset({"japanese", "korean", "territory"})
+#: What `kata-get-rules` reports: saz's Go rules in KataGo's terms.
+KATA_RULES = {"friendlyPassOk": False, "hasButton": False, "ko": "POSITIONAL",
+              "scoring": "AREA", "suicide": False, "tax": "NONE", "whiteHandicapBonus": "0"}
+
+
+def _sgf_result(game: Game) -> str:
+    """`RE` of a finished game: `B+3.5`, `W+12`, `B+` (a win without a score), `0` (a draw)."""
+    winner = game.winner()
+    if winner == DRAW:
+        return "0"
+    letter = "B" if winner == BLACK else "W"
+    score = getattr(game, "score", None)
+    return f"{letter}+{abs(score()):g}" if score is not None else f"{letter}+"
+
+
 def free_handicap_points(width: int, height: int, stones: int) -> list[int]:
     """Where `place_free_handicap` puts `stones` black stones: the fixed handicap points as far
     as the board has them (GTP's own choice), then one by one the point farthest (in king moves)

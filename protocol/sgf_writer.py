@@ -14,8 +14,10 @@ What each game needs (https://www.red-bean.com/sgf/):
 * `RE` as the specification spells it: `B+3.5`, `W+R` (resign), `B+T` (time), `W+F` (forfeit:
   an illegal move, a crash), `B+` (a win without a score, a Gomoku five), `0` (a draw).
 
-Text values escape `]` and `\\`. The moves alternate from Black: every game here starts with
-Black, and a pass is recorded as a move, so the colour of move `i` is Black for even `i`.
+Text values escape `]` and `\\`. Each move is written with the colour that played it
+(`Game.colors`), a pass included. A game that did not start from its game's usual position (Go
+handicap or setup stones, a set-up Othello board) has that position as the root's `AB`/`AW`,
+and `PL` where the side to move differs from what the moves imply.
 `protocol/sgf.py` reads what this writes (a round-trip test keeps them in step).
 """
 from __future__ import annotations
@@ -23,11 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from saz.engine.games.base import Game
+from saz.engine.games.base import BLACK, WHITE, Game
 from saz.protocol.sgf import GAME_TYPES
 
 #: SGF game types by the engine's game names.
 GAME_NUMBERS: dict[str, int] = {name: number for number, name in GAME_TYPES.items()}
+_COLOR_LETTERS = {BLACK: "B", WHITE: "W"}
 #: SGF point letters: 0..25 are a..z, 26..51 are A..Z.
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -71,13 +74,31 @@ def format_sgf(game: Game, info: SgfInfo = SgfInfo()) -> str:
              ("DT", info.day.isoformat() if info.day else ""), ("RE", info.result),
              ("TM", f"{info.main_time:g}" if info.main_time is not None else ""),
              ("OT", info.overtime), ("GC", info.comment)]
-    lines = ["(;" + "".join(f"{key}[{_escape(value)}]" for key, value in root if value)]
+    head = "(;" + "".join(f"{key}[{_escape(value)}]" for key, value in root if value)
+    board, first = game.start_position()
+    usual, usual_first = type(game)(game.width, game.height).start_position()
+    if not (board == usual).all():
+        for key, color in (("AB", BLACK), ("AW", WHITE)):
+            points = [_point(int(p), game.width, game.height)
+                      for p in (board == color).nonzero()[0]]
+            if points:
+                head += key + "".join(f"[{p}]" for p in points)
+    colors = game.colors()
+    if colors and first != colors[0]:
+        head += f"PL[{_COLOR_LETTERS[first]}]"
     nodes = []
-    for i, move in enumerate(game.moves):
-        node = f";{'BW'[i % 2]}[{_point(move, game.width, game.height)}]"
+    for i, (move, color) in enumerate(zip(game.moves, colors)):
+        node = f";{_COLOR_LETTERS[color]}[{_point(move, game.width, game.height)}]"
         if i in info.move_comments:
             node += f"C[{_escape(info.move_comments[i])}]"
         nodes.append(node)
+    # The side to move now, where the moves (or the usual start) do not imply it.
+    if game.to_move != (-colors[-1] if colors else usual_first):
+        if nodes:
+            nodes[-1] += f"PL[{_COLOR_LETTERS[game.to_move]}]"
+        else:
+            head += f"PL[{_COLOR_LETTERS[game.to_move]}]"
+    lines = [head]
     # Ten moves a line keeps the file readable in a text editor and diffable.
     lines += ["".join(nodes[i:i + 10]) for i in range(0, len(nodes), 10)]
     return "\n".join(lines) + ")\n"

@@ -517,3 +517,13 @@ def test_bad_subgraph_options_are_refused_with_the_reason(
         main(argv, stdin=[], stdout=io.StringIO())
     assert exit_.value.code == 2
     assert re.search(reason, capsys.readouterr().err)
+
+
+def test_cputime_counts_the_process_cpu_seconds() -> None:
+    """gogui-twogtp's CPU column: seconds of CPU the engine has used, growing with work."""
+    engine = gtp()
+    before = float(run(engine, "cputime"))
+    deadline = time.process_time() + 0.05
+    while time.process_time() < deadline:
+        pass
+    assert float(run(engine, "cputime")) >= before + 0.05

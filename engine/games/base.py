@@ -121,6 +121,16 @@ class Game(ABC):
         """The moves played so far, oldest first (passes included). Do not modify."""
         return self._moves
 
+    @abstractmethod
+    def colors(self) -> list[int]:
+        """The colour that played each move of `moves` (they alternate unless a move was
+        played out of turn)."""
+
+    @abstractmethod
+    def start_position(self) -> tuple[np.ndarray, int]:
+        """The board the history starts from (int8 `[num_points]`; handicap and setup stones
+        included) and the side to move there: what a game record's setup holds."""
+
     # -- rules --------------------------------------------------------------------------------
     @abstractmethod
     def legal_moves(self) -> np.ndarray:

@@ -248,6 +248,8 @@ class Go(Game):
                 if liberties.bit_count() <= 2:
                     short.append(root)
                 rest ^= chain_stones
+        #: The start of the history: (black, white, side to move).
+        self._start = (black, white, to_move)
         self._color, self._chain, self._stones, self._libs = color, chain, stones, libs
         #: Roots of the chains with one or two liberties.
         self._short = frozenset(short)
@@ -321,6 +323,14 @@ class Go(Game):
         if self._to_move == WHITE:
             return self._stone_hash ^ self._geo.white_to_move_key
         return self._stone_hash
+
+    def colors(self) -> list[int]:
+        return [record[1] for record in self._undo_stack]
+
+    def start_position(self) -> tuple[np.ndarray, int]:
+        black, white, to_move = self._start
+        bits = self._geo.unpack(black, white)[:, :-1].view(np.int8)
+        return bits[0] - bits[1], to_move
 
     def captures(self, color: int) -> int:
         """How many stones `color` has captured so far."""

@@ -231,6 +231,13 @@ class Gomoku(Game):
     def hash(self) -> int:
         return self._hash
 
+    def colors(self) -> list[int]:
+        return [self._color_at(move) for move in self._moves]
+
+    def start_position(self) -> tuple[np.ndarray, int]:
+        """Gomoku games start on the empty board, Black to move."""
+        return np.zeros(self.num_points, dtype=np.int8), BLACK
+
     def winning_line(self) -> list[int] | None:
         """The points of the winning run (five, or more under freestyle), ascending, which is
         also their order along the line; None unless the game was won."""

@@ -257,6 +257,7 @@ class Othello(Game):
     def _set_position(self, black: int, white: int, to_move: int) -> None:
         """Start a history at these discs."""
         bb = self._bb
+        self._start = (black, white, to_move)
         self._to_move = to_move
         #: Discs of the side to move and of its opponent.
         self._own, self._opp = (black, white) if to_move == BLACK else (white, black)
@@ -294,6 +295,14 @@ class Othello(Game):
         if self._to_move == BLACK:
             return self._own, self._opp
         return self._opp, self._own
+
+    def colors(self) -> list[int]:
+        return [record[0] for record in self._undo]
+
+    def start_position(self) -> tuple[np.ndarray, int]:
+        black, white, to_move = self._start
+        bits = self._bb.unpack(black, white)[:, : self.num_points].astype(np.int8)
+        return bits[0] - bits[1], to_move
 
     def disc_count(self) -> tuple[int, int]:
         """(black discs, white discs)."""
