@@ -75,6 +75,7 @@ class Evaluator:
         self.game_name: str = self.card.game
         self.num_features: int = self.card.num_features
         self.threads: int = threads if threads is not None else _default_threads()
+        self._device: Device = device
         self._session, self.provider = self._open_session(device, self.threads)
         self._check_interface()
         # nbr and hub are cached by their layout; the all-kept mask per (B, N) here.
@@ -156,6 +157,18 @@ class Evaluator:
         if width != self.num_features:
             raise self._fail(f"the network takes {width} features per node, its card names "
                              f"{self.num_features}")
+
+    def set_threads(self, threads: int | None) -> None:
+        """Run with `threads` intra-op threads from now on (None: the default), reopening the
+        session if that changes them: onnxruntime fixes a session's threads when it opens it
+        (tens of milliseconds; the file is read and checked again, ModelError leaves the old
+        session in place). Not while a `run` is in progress."""
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads must be positive, got {threads}")
+        wanted = threads if threads is not None else _default_threads()
+        if wanted != self.threads:
+            self._session, self.provider = self._open_session(self._device, wanted)
+            self.threads = wanted
 
     # -- evaluation -------------------------------------------------------------------------------
     def run(self, x: np.ndarray, layout: GraphLayout,

@@ -25,6 +25,7 @@ import numpy as np
 
 from saz.engine.games.base import Game
 from saz.engine.graph import GraphLayout, layout, move_priors
+from saz.engine.search.memory import allocated_by, resident_bytes
 from saz.engine.search.options import SearchOptions
 from saz.engine.search.subgraph import window_masks
 from saz.engine.search.tree import (
@@ -38,6 +39,14 @@ from saz.engine.search.tree import (
 
 #: How many descents one batch may spend per leaf it asks for, counting those the rules settle.
 SETTLED_DESCENTS = 4
+#: Under a memory limit, the share of it the process may fill: the rest is for what the node
+#: cap does not count (the network's buffers, a batch in flight, the interpreter's own growth).
+MEMORY_HEADROOM = 0.9
+#: A node's measured bytes (`node_bytes`) times this is what the cap reckons with: the allocator's
+#: own overhead and fragmentation, which tracemalloc does not see (measured: docs/PROTOCOLS.md).
+NODE_BYTES_MARGIN = 1.25
+#: Nodes made to measure what one costs.
+NODE_SAMPLES = 300
 
 
 class PolicyValueNet(Protocol):
@@ -149,6 +158,9 @@ class MCTS:
         self.rng = np.random.default_rng(self.options.seed)
         self.root: Node | None = None
         self._nodes = 0
+        #: The most nodes the last search (or the one running) may hold: `options.max_nodes`, or
+        #: fewer under `options.memory_limit` (see `_node_cap`).
+        self.node_cap = self.options.max_nodes
         self._buffers: dict[tuple[int, int], list[np.ndarray]] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._lock: _Lockstep | None = None
@@ -202,6 +214,7 @@ class MCTS:
                 progress_interval: float, allowed: set[int] | None,
                 stop: threading.Event) -> SearchResult:
         start = self._now()
+        self.node_cap = self._node_cap(game)
         root = self._root_for(game)
         wins = [m for m in root.game.winning_moves() if allowed is None or m in allowed]
         if wins:
@@ -232,7 +245,7 @@ class MCTS:
             turn, turn_start = now - turn_start, now
             if self._limit_reached(root, limits, counters, now - start, turn):
                 break
-            if self._nodes >= self.options.max_nodes:
+            if self._nodes >= self.node_cap:
                 break
             batch = self._collect(root, counters)
             if batch is not None:
@@ -307,14 +320,8 @@ class MCTS:
         return path, False
 
     def _make_child(self, parent: Node, i: int) -> Node:
-        game = parent.game.copy()
-        game.play(parent.moves[i])  # type: ignore[index]
-        child = Node(game, parent.moves[i], parent.priors[i])  # type: ignore[index]
-        parent.children.append(child)
-        parent.tried += 1
         self._nodes += 1
-        _decide_by_rules(child)
-        return child
+        return _new_child(parent, i)
 
     # -- lockstep: many trees, one network call (self-play) ---------------------------------------
     def begin(self, game: Game) -> SearchResult | None:
@@ -486,6 +493,23 @@ class MCTS:
         self._nodes = 1
         return self.root
 
+    # -- memory ----------------------------------------------------------------------------------
+    def _node_cap(self, game: Game) -> int:
+        """The most nodes a search of `game` may hold: `options.max_nodes`, and under a memory
+        limit the nodes that fit in what the limit leaves.
+
+        The process's resident memory now includes the tree of the previous search, whose nodes
+        the new one reuses or frees for reuse, so they count as room: the cap is that tree's
+        nodes plus the memory still free under the limit (less the headroom) divided by a
+        node's bytes. A process already over its limit gets no new nodes (the search then
+        answers from the tree it has, or the network's favourite move)."""
+        limit = self.options.memory_limit
+        if limit is None:
+            return self.options.max_nodes
+        spare = limit * MEMORY_HEADROOM - resident_bytes()
+        room = self._nodes + int(spare / (node_bytes(game) * NODE_BYTES_MARGIN))
+        return max(0, min(self.options.max_nodes, room))
+
     # -- stopping --------------------------------------------------------------------------------
     def _limit_reached(self, root: Node, limits: SearchLimits, counters: _Counters,
                        elapsed: float, turn: float = 0.0) -> bool:
@@ -579,6 +603,69 @@ def _restrict(root: Node, allowed: set[int]) -> None:
         return
     total = sum(p for _, p in kept)
     root.set_moves([m for m, _ in kept], [p / total for _, p in kept])
+
+
+def _new_child(parent: Node, i: int) -> Node:
+    """The child of `parent` for its move `i` (the first untried one), as the search makes it:
+    its own copy of the position with the move played, scored now if the rules settle it."""
+    game = parent.game.copy()
+    game.play(parent.moves[i])  # type: ignore[index]
+    child = Node(game, parent.moves[i], parent.priors[i])  # type: ignore[index]
+    parent.children.append(child)
+    parent.tried += 1
+    _decide_by_rules(child)
+    return child
+
+
+#: Bytes per tree node by (game class, width, height, rules): measured once per board.
+_NODE_BYTES: dict[tuple[object, ...], float] = {}
+
+
+def node_bytes(game: Game) -> float:
+    """What one tree node of `game`'s kind and size costs in bytes: its position, the node and
+    its expansion (the lists of moves and priors), as `NODE_SAMPLES` nodes made and expanded as
+    the search does (`_sample_tree`) allocate them. Measured once per game, size and rules (a
+    few tens of milliseconds), then remembered."""
+    key = (type(game), game.width, game.height, getattr(game, "rules", None))
+    cost = _NODE_BYTES.get(key)
+    if cost is None:
+        _sample_tree(game, 8)  # the rules' tables of a new size are built once, not per node
+        nodes, allocated = allocated_by(lambda: _sample_tree(game, NODE_SAMPLES))
+        cost = _NODE_BYTES[key] = max(1.0, allocated / len(nodes))
+    return cost
+
+
+def _sample_tree(game: Game, count: int) -> list[Node]:
+    """A tree of `count` nodes below `game` (or fewer where the game runs out of moves), grown
+    at random parents, each node expanded as the network would expand it (uniform priors)."""
+    rng = np.random.default_rng(0)
+    root = Node(game.copy())
+    root.forced = root.game.forced_moves()
+    nodes = [root]
+    growing = [root]
+    while growing and len(nodes) < count:
+        parent = growing[int(rng.integers(len(growing)))]
+        if not parent.expanded:
+            _expand_uniformly(parent)
+        if parent.tried >= len(parent.moves):  # type: ignore[arg-type]
+            growing.remove(parent)
+            continue
+        child = _new_child(parent, parent.tried)
+        nodes.append(child)
+        if child.terminal is None:
+            growing.append(child)
+    for node in nodes:
+        if node.terminal is None and not node.expanded:
+            _expand_uniformly(node)
+    return nodes
+
+
+def _expand_uniformly(node: Node) -> None:
+    """`MCTS._expand` with every move equally likely: the same lists of the same types."""
+    forced = node.forced
+    moves = np.asarray(forced, dtype=np.int64) if forced else node.game.legal_moves()
+    priors = np.full(len(moves), 1.0 / max(1, len(moves)), dtype=np.float32)
+    node.set_moves(moves.tolist(), priors.tolist())
 
 
 def _decide_by_rules(node: Node) -> None:

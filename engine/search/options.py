@@ -56,6 +56,9 @@ class SearchOptions:
     dirichlet_alpha_scale: float = 10.0
     #: Tree nodes kept at most; the search stops adding when it is reached.
     max_nodes: int = 2_000_000
+    #: Bytes the whole process may use (Gomocup's `INFO max_memory`); None: no limit. The search
+    #: caps its tree below `max_nodes` to fit (`MCTS.node_cap`).
+    memory_limit: int | None = None
     subgraphs: SubgraphSampling = SubgraphSampling()
     #: Seed of the search's own random numbers (noise, subgraph windows); None: from the OS.
     seed: int | None = None
@@ -69,6 +72,8 @@ class SearchOptions:
             raise ValueError("dirichlet_epsilon must be in [0, 1]")
         if self.c_puct <= 0:
             raise ValueError("c_puct must be > 0")
+        if self.memory_limit is not None and self.memory_limit <= 0:
+            raise ValueError("memory_limit must be > 0 (None: no limit)")
 
 
 # -- the front-ends' command line ------------------------------------------------------------------
