@@ -278,7 +278,7 @@ class Engine:
         configured reference player instead, when there is one."""
         search = self._searches.get(self.game_name)
         if search is None and self.config.player is not None:
-            search = PlayerSearch(make_player(self.config.player))
+            search = PlayerSearch(make_player(self.config.player, self.config.search.seed))
             self._searches[self.game_name] = search
         if search is None:
             from saz.engine.evaluator import Evaluator, default_model_path

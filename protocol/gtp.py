@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -236,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resign-threshold", type=float, metavar="WINRATE",
                         help="resign when the chosen move's winrate is below this (0..1); "
                              "default: never resign")
+    parser.add_argument("--seed", type=int, metavar="N",
+                        help="seed the search's and the reference players' random choices, so "
+                             "that a session can be replayed (default: from the OS)")
     parser.add_argument("--verbose", action="store_true",
                         help="log each search's visits and speed to stderr")
     add_search_arguments(parser)
@@ -278,7 +282,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: Iterable[str] | None = Non
     engine = Engine(EngineConfig(game=args.game, model=args.model, device=args.device,
                                  threads=args.threads, visits=args.visits,
                                  time_per_move=args.time_per_move, ponder=args.ponder,
-                                 player=args.player, search=search_options(parser, args)))
+                                 player=args.player,
+                                 search=replace(search_options(parser, args), seed=args.seed)))
     if args.size is not None:
         try:
             if not CONVENTIONS[args.game].fits(args.size, args.size):
