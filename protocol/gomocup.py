@@ -21,7 +21,12 @@ the manager writes one command per line on stdin, the brain answers on stdout. C
 Any other command is answered `UNKNOWN`; a request that cannot be honoured (a malformed line, an
 occupied or off-board point, a move after the end of the game) `ERROR` and the reason, with the
 game left as it was. Commands are case-insensitive, lines may end in CR LF, and spaces around
-the words and commas are ignored.
+the words and commas are ignored. Numbers are what a manager writes: the ASCII digits 0-9 (not
+every digit Python's int() reads), at most `MAX_DIGITS` of them (`MAX_INFO_DIGITS` in INFO).
+Nothing is removed from a line: one with a control character is malformed, and an answer that
+repeats input shows it quoted, escaped and cut (`_quote`, `_echo`). Inside a BOARD or
+SWAP2BOARD block, a line that starts with a command ends the block (ERROR, then the command);
+any other line belongs to it, and a malformed one makes DONE answer ERROR: one answer per block.
 
 INFO is never answered: the manager does not read after it. A problem with one (a rule we do not
 play, a malformed time) is reported as MESSAGE lines just before the next answer, as the protocol
@@ -66,6 +71,15 @@ WATCH_INTERVAL = 0.1
 #: Longer input lines are cut here (the rest of the line is dropped), so that a runaway manager
 #: cannot exhaust memory.
 MAX_LINE = 1 << 16
+#: The most digits of a coordinate, a board size or a rule: a manager sends small numbers, and a
+#: number of thousands of digits must be refused before int() reads it (Python refuses more than
+#: 4,300 digits with a ValueError, and converts fewer in quadratic time).
+MAX_DIGITS = 9
+#: The most digits of an INFO value: memory in bytes and "no limit" (Yixin's max_node is the
+#: largest unsigned 64-bit number, 20 digits) need more than a coordinate.
+MAX_INFO_DIGITS = 20
+#: The most lines a BOARD or SWAP2BOARD block keeps (a 32x32 board's points); more are refused.
+MAX_BLOCK_LINES = 32 * 32
 #: The most threads INFO thread_num may ask for (the network would not start with a million).
 MAX_THREADS = 256
 #: INFO rule bits (the protocol's bitmask), with what each one asks for.
@@ -76,7 +90,11 @@ _NEED_BOARD = frozenset({"RESTART", "BEGIN", "TURN", "BOARD", "TAKEBACK", "PLAY"
 #: swap2 stones: the opener's three (black, white, black), then the two of the third option.
 _SWAP2_COUNTS = (0, 3, 5)
 
+#: A list of comma-separated whole numbers in any script: what int() and `\d` would read (the
+#: fullwidth "７", the Arabic-Indic "٣"), and so what a malformed number line looks like.
 _NUMBERS = re.compile(r"-?\d+(?:\s*,\s*-?\d+)*")
+#: The same list as a manager writes it: the ASCII digits 0-9, spaces and tabs.
+_ASCII_NUMBERS = re.compile(r"-?[0-9]+(?:[ \t]*,[ \t]*-?[0-9]+)*")
 
 
 class Refusal(Exception):
@@ -111,31 +129,77 @@ class About:
 @dataclass
 class _Block:
     """A multi-line command (BOARD, SWAP2BOARD) being read: its lines of numbers until DONE,
-    checked then (x,y,field for BOARD, x,y for SWAP2BOARD)."""
+    checked then (x,y,field for BOARD, x,y for SWAP2BOARD). A line that is no such list is kept
+    as the block's `problem` and refused at DONE, so that the block still gets one answer."""
 
     command: str
     entries: list[tuple[int, ...]] = field(default_factory=list)
+    #: What is wrong with the first bad line, if any.
+    problem: str | None = None
+
+    def add(self, line: str) -> None:
+        if self.problem is not None:
+            return
+        if len(self.entries) >= MAX_BLOCK_LINES:
+            self.problem = f"{self.command} has more than {MAX_BLOCK_LINES} lines"
+            return
+        try:
+            self.entries.append(_numbers(line))
+        except _NotNumbers as exc:
+            self.problem = f"{self.command} line {_quote(line)} is not x,y" + (
+                ",field" if self.command == "BOARD" else "") + exc.suffix
 
 
 def _quote(text: str, limit: int = 40) -> str:
-    """`text` for an error message: quoted, and cut if long."""
+    """`text` for an error message: quoted (control characters escaped), and cut if long."""
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def _numbers(text: str) -> tuple[int, ...] | None:
-    """The comma-separated integers of `text` (spaces allowed around them), or None."""
+def _echo(text: str, limit: int = 40) -> str:
+    """`text` repeated in a message: as it is when short and printable, else as `_quote` shows
+    it, so that no echo is longer than a line or carries a control character."""
+    return text if len(text) <= limit and text.isprintable() else _quote(text, limit)
+
+
+class _NotNumbers(ValueError):
+    """Text that is not a list of whole numbers as a manager writes them; `why`, when it looks
+    like one all the same (other digits, too many of them)."""
+
+    def __init__(self, why: str = "") -> None:
+        super().__init__(why)
+        self.why = why
+
+    @property
+    def suffix(self) -> str:
+        """": why" to append to a message, or nothing."""
+        return f": {self.why}" if self.why else ""
+
+
+def _numbers(text: str, digits: int = MAX_DIGITS) -> tuple[int, ...]:
+    """The comma-separated whole numbers of `text` (spaces allowed around them); _NotNumbers if
+    it is no such list, or one in other digits than ASCII's 0-9 (which int() would read), or
+    with a number of more than `digits` digits (which int() might refuse, or take long over)."""
     text = text.strip()
-    if not _NUMBERS.fullmatch(text):
-        return None
-    return tuple(int(part) for part in text.split(","))
+    if not _ASCII_NUMBERS.fullmatch(text):
+        if _NUMBERS.fullmatch(text) and not all(c.isascii() for c in text if c.isdecimal()):
+            raise _NotNumbers("numbers are written with the ASCII digits 0-9 only")
+        raise _NotNumbers()
+    parts = text.split(",")
+    if any(len(part.strip().lstrip("-")) > digits for part in parts):
+        raise _NotNumbers(f"numbers have at most {digits} digits")
+    return tuple(int(part) for part in parts)
 
 
-def _whole(name: str, value: str, minimum: int = 0) -> int:
+def _whole(name: str, value: str, minimum: int | None = 0, digits: int = MAX_DIGITS) -> int:
+    """`value` as one whole number, at least `minimum` (None: any); Refusal naming `name`."""
     try:
-        number = int(value)
-    except ValueError:
-        raise Refusal(f"{name} must be a whole number, got {_quote(value)}") from None
-    if number < minimum:
+        numbers = _numbers(value, digits)
+    except _NotNumbers as exc:
+        raise Refusal(f"{name} must be a whole number, got {_quote(value)}{exc.suffix}") from None
+    if len(numbers) != 1:
+        raise Refusal(f"{name} must be a whole number, got {_quote(value)}")
+    number = numbers[0]
+    if minimum is not None and number < minimum:
         raise Refusal(f"{name} must be >= {minimum}, got {number}")
     return number
 
@@ -271,18 +335,20 @@ class GomocupBrain:
 
     # -- multi-line commands -----------------------------------------------------------------------
     def _extend_block(self, line: str) -> bool:
-        """Take `line` into the open BOARD / SWAP2BOARD block; False when it is not a block line
-        (the block is then refused, and the line is handled as a command of its own)."""
+        """Take `line` into the open BOARD / SWAP2BOARD block; False when it is a command (the
+        manager has given the block up: it is refused, and the command handled on its own).
+
+        Any other line belongs to the block: a malformed one makes DONE refuse the whole block,
+        so that the block gets exactly one answer, as the manager expects."""
         block = self._block
         assert block is not None
         if line.upper() == "DONE":
             self._block = None
             finish = self._finish_board if block.command == "BOARD" else self._finish_swap2
-            self._run(lambda _: finish(block.entries), "")
+            self._run(lambda _: finish(block), "")
             return True
-        numbers = _numbers(line)
-        if numbers is not None:
-            block.entries.append(numbers)
+        if line.split(None, 1)[0].upper() not in self._commands:
+            block.add(line)
             return True
         self._block = None
         self._answer(f"ERROR {block.command} interrupted by {_quote(line)} before DONE; "
@@ -311,9 +377,15 @@ class GomocupBrain:
         self._new_board(size, size)
 
     def _rectstart(self, args: str) -> None:
-        numbers = _numbers(args)
-        if numbers is None or len(numbers) != 2:
-            raise Refusal(f"RECTSTART needs width,height, e.g. RECTSTART 20,15; got {_quote(args)}")
+        try:
+            numbers = _numbers(args)
+        except _NotNumbers as exc:
+            numbers, why = (), exc.suffix
+        else:
+            why = ""
+        if len(numbers) != 2:
+            raise Refusal(f"RECTSTART needs width,height, e.g. RECTSTART 20,15; got "
+                          f"{_quote(args)}{why}")
         self._new_board(*numbers)
 
     def _new_board(self, width: int, height: int) -> None:
@@ -374,8 +446,11 @@ class GomocupBrain:
     # -- positions ---------------------------------------------------------------------------------
     def _point(self, text: str, game: Game | None = None) -> int:
         """The move of an `x,y` argument on `game` (default: the current one)."""
-        numbers = _numbers(text)
-        if numbers is None or len(numbers) != 2:
+        try:
+            numbers = _numbers(text)
+        except _NotNumbers as exc:
+            raise Refusal(f"expected a point x,y, got {_quote(text)}{exc.suffix}") from None
+        if len(numbers) != 2:
             raise Refusal(f"expected a point x,y, got {_quote(text)}")
         return self._point_at(*numbers, game=game)
 
@@ -400,16 +475,18 @@ class GomocupBrain:
         game = self.engine.game
         return new_game(self.engine.game_name, game.width, game.height, **self.engine.rules)
 
-    def _finish_board(self, entries: list[tuple[int, ...]]) -> None:
+    def _finish_board(self, block: _Block) -> None:
         """BOARD ... DONE: set up the position the lines describe, then answer our move.
 
         The lines give the moves in the order they were played (renju requires it; under Gomoku
         rules any order gives the same position). We are to move, so we are Black when both
         sides have as many stones, White when the opponent has one more."""
+        if block.problem is not None:
+            raise Refusal(block.problem)
         own: list[int] = []
         theirs: list[int] = []
         probe = self._empty_game()
-        for entry in entries:
+        for entry in block.entries:
             if len(entry) != 3:
                 raise Refusal(f"BOARD lines are x,y,field; got {','.join(map(str, entry))}")
             x, y, owner = entry
@@ -476,13 +553,16 @@ class GomocupBrain:
         if self._end_noticed.is_set() or self._stop_noticed.is_set():
             self.engine.stop()
 
-    def _finish_swap2(self, entries: list[tuple[int, ...]]) -> None:
+    def _finish_swap2(self, block: _Block) -> None:
         """SWAP2BOARD ... DONE, the swap2 opening.
 
         With no stones we open: three stones (black, white, black) chosen to leave the position
         as balanced as our search can judge, since the opponent then picks the colour. With 3
         or 5 stones (White to move) we pick: `SWAP` (take Black) when the search finds White
         worse, else White's best move. We never use the option of placing two more stones."""
+        if block.problem is not None:
+            raise Refusal(block.problem)
+        entries = block.entries
         if any(len(entry) != 2 for entry in entries):
             raise Refusal("SWAP2BOARD lines are x,y")
         if len(entries) not in _SWAP2_COUNTS:
@@ -536,11 +616,13 @@ class GomocupBrain:
             return
         try:
             setter(key, value)
-        except (Refusal, TimeControlError, GameError) as exc:
-            self._notes.append(f"{f'INFO {key} {value}'.rstrip()}: {exc}")
+        except _engine_refusals() as exc:
+            self._notes.append(f"{f'INFO {key} {_echo(value)}'.rstrip()}: {exc}")
 
     def _set_time(self, key: str, value: str) -> None:
-        self.engine.clock.update_gomocup(key, value)
+        # Read here, where a number's digits are bounded, and handed on as the clock reads it.
+        milliseconds = _whole(key, value, minimum=None, digits=MAX_INFO_DIGITS)
+        self.engine.clock.update_gomocup(key, str(milliseconds))
 
     def _set_rule(self, key: str, value: str) -> None:
         flags = _whole("the rule", value)
@@ -559,15 +641,12 @@ class GomocupBrain:
     def _set_max_node(self, key: str, value: str) -> None:
         """A cap on each search's visits; 0, negative or the largest values mean none (Yixin
         sends the largest unsigned 64-bit number for that)."""
-        try:
-            nodes = int(value)
-        except ValueError:
-            raise Refusal(f"must be a whole number, got {_quote(value)}") from None
+        nodes = _whole(key, value, minimum=None, digits=MAX_INFO_DIGITS)
         visits = nodes if 0 < nodes < 2 ** 63 - 1 else self._default_visits
         self.engine.config = replace(self.engine.config, visits=visits)
 
     def _set_threads(self, key: str, value: str) -> None:
-        threads = _whole("thread_num", value, minimum=1)
+        threads = _whole(key, value, minimum=1, digits=MAX_INFO_DIGITS)
         if threads > MAX_THREADS:
             raise Refusal(f"thread_num must be <= {MAX_THREADS}, got {threads}")
         if self._network_ready:

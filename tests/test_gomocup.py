@@ -1,9 +1,11 @@
 """The Gomocup front-end (`pbrain-saz`): golden transcripts in the process and through a real
 `python -m saz.protocol.gomocup`, a complete game, INFO settings, swap2, interrupts, start-up.
 
-Transcripts (tests/transcripts/*.gomocup): "> " lines are sent, "< " lines are the answers
-exactly, "<~ " answers match a regular expression (the whole line) whose named groups can be
-used as {name} in later lines; "#" lines are comments. Moves the network chooses are matched by
+Transcripts (tests/transcripts/*.gomocup): "> " lines are sent, ">\\ " lines are sent after
+decoding Python's backslash escapes (for control characters), "< " lines are the answers exactly
+(MESSAGE lines included), "<~ " answers match a regular expression (the whole line) whose named
+groups can be used as {name} in later lines, as {huge} can (a number of 4,301 digits, one more
+than Python's int() reads); "#" lines are comments. Moves the network chooses are matched by
 pattern (the test network is random), moves the rules decide exactly.
 """
 from __future__ import annotations
@@ -37,6 +39,8 @@ from saz.protocol.gomocup_client import EngineExited, PbrainClient, ReplyKind
 TRANSCRIPTS = Path(__file__).parent / "transcripts"
 VISITS = 16
 MOVE = re.compile(r"(\d+),(\d+)")
+#: What a transcript may use before it has captured anything.
+PRESET = {"huge": "9" * 4301}
 
 
 # -- transcripts -----------------------------------------------------------------------------------
@@ -51,11 +55,13 @@ class Step:
 
 def read_transcript(path: Path) -> list[Step]:
     steps: list[Step] = []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
         if not line.strip() or line.startswith("#"):
             continue
         if line.startswith("> "):
             steps.append(Step(line[2:], (), number))
+        elif line.startswith(">\\ "):
+            steps.append(Step(line[3:].encode("ascii").decode("unicode_escape"), (), number))
         elif line.startswith(("< ", "<~ ")):
             kind, _, text = line.partition(" ")
             if not steps:
@@ -126,7 +132,7 @@ def brain_command(model: Path, *extra: str) -> list[str]:
 @pytest.mark.parametrize("name", transcript_names())
 def test_transcript_in_the_process(name: str, session: Session) -> None:
     path = TRANSCRIPTS / f"{name}.gomocup"
-    captures: dict[str, str] = {}
+    captures = dict(PRESET)
     for step in read_transcript(path):
         answers = session.send(step.sent.format_map(captures))
         check_answers(path, step, answers, captures)
@@ -139,7 +145,7 @@ def test_transcript_in_the_process(name: str, session: Session) -> None:
 @pytest.mark.parametrize("name", transcript_names())
 def test_transcript_through_the_process(name: str, model: Path) -> None:
     path = TRANSCRIPTS / f"{name}.gomocup"
-    captures: dict[str, str] = {}
+    captures = dict(PRESET)
     client = PbrainClient.spawn(brain_command(model, "--visits", str(VISITS)))
     try:
         for step in read_transcript(path):

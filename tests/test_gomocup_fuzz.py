@@ -1,6 +1,11 @@
 """Fuzzing the Gomocup front-end: random and malformed lines, mixed with plausible commands on
 small boards, never crash it or hang it; every command that needs an answer gets exactly one;
-an answer of ERROR or UNKNOWN leaves the game as it was; every move answered is the move played.
+an answer of ERROR or UNKNOWN leaves the game as it was; every move answered is the move played;
+no answer is longer than a line should be or carries a control character.
+
+Malformed means, besides random text: numbers of thousands of digits (Python's int() refuses
+more than 4,300), digits of other scripts that int() reads all the same (`７`, `٣`), control
+characters, all of them in commands, in INFO values and inside BOARD and SWAP2BOARD blocks.
 
 The default run tries a few thousand lines. The long run (`-m slow`) sends 100,000:
 
@@ -21,28 +26,59 @@ from saz.engine.search.clock import Gomocup, TimeManager
 from saz.engine.search.options import SearchOptions
 from saz.protocol.gomocup import GomocupBrain
 
-#: The protocol's multi-line blocks consist of lines of comma-separated integers.
-NUMBER_LINE = re.compile(r"-?\d+(?:\s*,\s*-?\d+)*")
 MOVE = re.compile(r"(\d+),(\d+)")
 NEVER_ANSWERED = {"INFO", "STOP", "YXSTOP", "END"}
-
-WORDS = ["START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "DONE", "TAKEBACK", "PLAY",
-         "SWAP2BOARD", "INFO", "ABOUT", "STOP", "YXSTOP", "END", "SUGGEST", "YXBOARD", "FOO"]
+#: The commands the brain knows: inside a block, a line that starts with one ends the block.
+COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "DONE", "TAKEBACK", "PLAY",
+            "SWAP2BOARD", "INFO", "ABOUT", "STOP", "YXSTOP", "END"}
+WORDS = [*sorted(COMMANDS), "SUGGEST", "YXBOARD", "FOO"]
+#: The longest answer line we accept: echoes of the input are cut (40 characters, twice in an
+#: INFO note).
+LONGEST_ANSWER = 300
 INFO_KEYS = ["timeout_turn", "timeout_match", "time_left", "max_memory", "game_type", "rule",
              "max_node", "max_depth", "thread_num", "folder", "evaluate", "unknown_key", ""]
 
-# Coordinates mostly on small boards, so that moves are often legal and games often end.
-coordinate = st.integers(-2, 8) | st.integers(-10, 40)
+#: Digits that int() and \d read besides 0-9: fullwidth, Arabic-Indic, Devanagari, Thai.
+FOREIGN_DIGITS = "０１２３４５６７８９٠١٢٣٤٥٦٧٨٩०१२३४५६७८९๐๑๒๓๔๕๖๗๘๙"
+#: Control characters other than the line ends (which end the line before the brain sees it).
+CONTROLS = "".join(chr(c) for c in (*range(0x20), 0x7F, 0x85) if chr(c) not in "\r\n")
+
+
+def foreign(text: str, script: int) -> str:
+    """`text` with its digits written in the `script`-th script of FOREIGN_DIGITS."""
+    digits = FOREIGN_DIGITS[10 * script:10 * script + 10]
+    return "".join(digits[int(c)] if c in "0123456789" else c for c in text)
+
+
+# Coordinates mostly on small boards, so that moves are often legal and games often end; now and
+# then a number too long to read (4,301 digits: more than int() converts; 10: one too many).
+huge = st.sampled_from(["9" * 4301, "-" + "1" * 4400, "1234567890", "0" * 12 + "7"])
+coordinate = st.integers(-2, 8) | st.integers(-10, 40) | huge
 junk = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"),
                max_size=20)
+control = st.sampled_from(CONTROLS)
+
+
+@st.composite
+def spoilt(draw: st.DrawFn, text: str) -> str:
+    """`text` (a number line, say) made malformed as a careless manager or a broken pipe might:
+    its digits in another script, or a control character slipped in."""
+    if draw(st.booleans()):
+        return foreign(text, draw(st.integers(0, len(FOREIGN_DIGITS) // 10 - 1)))
+    at = draw(st.integers(0, len(text)))
+    return text[:at] + draw(control) + text[at:]
+
+
 point = st.builds(lambda x, y, sep: f"{x}{sep}{y}", coordinate, coordinate,
                   st.sampled_from([",", " , ", ",,", " "]))
 number_line = st.lists(coordinate, min_size=1, max_size=4).map(
     lambda values: ",".join(map(str, values)))
-size = st.sampled_from(["5", "6", "7", "9", "15"]) | st.integers(-3, 40).map(str)
-argument = st.one_of(st.just(""), point, number_line, size, junk)
+bad_number_line = number_line.flatmap(spoilt)
+size = st.sampled_from(["5", "6", "7", "9", "15"]) | st.integers(-3, 40).map(str) | huge
+argument = st.one_of(st.just(""), point, number_line, size, junk, point.flatmap(spoilt))
 info_value = st.one_of(st.integers(-5, 5000).map(str), st.sampled_from(
-    ["0", "1", "2", "4", "8", "18446744073709551615", "2147483647", "C:\\Temp", "7,7"]), junk)
+    ["0", "1", "2", "4", "8", "18446744073709551615", "2147483647", "C:\\Temp", "7,7"]), junk,
+    huge, st.integers(0, 5000).map(str).flatmap(spoilt))
 
 
 @st.composite
@@ -72,6 +108,19 @@ plausible = st.one_of(
 
 
 @st.composite
+def spoilt_block(draw: st.DrawFn) -> list[str]:
+    """A BOARD or SWAP2BOARD block with a malformed line among good ones (a huge number, other
+    digits, a control character, junk), or a command that ends it early."""
+    command = draw(st.sampled_from(["BOARD", "SWAP2BOARD"]))
+    good = st.builds(lambda s, f: f"{s},{f}", stone, st.sampled_from([1, 2])) \
+        if command == "BOARD" else stone
+    lines = draw(st.lists(good, max_size=6))
+    bad = draw(st.one_of(bad_number_line, number_line, junk, command_line()))
+    lines.insert(draw(st.integers(0, len(lines))), bad)
+    return [command, *lines, "DONE"]
+
+
+@st.composite
 def threat(draw: st.DrawFn) -> list[str]:
     """The opponent gets four in a row and we are to move; then it plays at one end of its four,
     which often makes five and ends the game (a TURN with nothing left to answer)."""
@@ -84,7 +133,8 @@ def threat(draw: st.DrawFn) -> list[str]:
 
 
 #: One step of a session: a line, or a whole block (BOARD, its stones, DONE).
-step = st.one_of(plausible, plausible, threat(), command_line(), number_line, junk, point)
+step = st.one_of(plausible, plausible, threat(), command_line(), number_line, junk, point,
+                 spoilt_block(), bad_number_line)
 
 
 def sessions(steps: int, lines: int | None = None) -> st.SearchStrategy[list[str]]:
@@ -113,8 +163,8 @@ class ProtocolModel:
             if text.upper() == "DONE":
                 self.in_block = False
                 return 1
-            if NUMBER_LINE.fullmatch(text):
-                return 0
+            if text.split(None, 1)[0].upper() not in COMMANDS:
+                return 0  # a line of the block, good or bad: DONE answers for them all
             self.in_block = False  # refused with an ERROR, then the line is a command
             return 1 + self.answers_due(text)
         word, *rest = text.split(None, 1)
@@ -163,6 +213,7 @@ def run_session(engine: Engine, lines: list[str]) -> None:
     # One engine serves every session (loading a network each time would dominate); a session
     # starts from a fresh brain and the engine's defaults.
     engine.config = replace(engine.config, visits=2)
+    engine.set_memory_limit(None)
     engine.set_game("gomoku", 15)
     engine.set_time_control(Gomocup())
     out: list[str] = []
@@ -177,6 +228,7 @@ def run_session(engine: Engine, lines: list[str]) -> None:
         assert len(answers) == due, (text, produced)
         assert all(not a.startswith("MESSAGE ") for a in produced[len(produced) - due:])
         assert not any("internal error" in a for a in produced), produced
+        assert all(len(a) <= LONGEST_ANSWER and a.isprintable() for a in produced), produced
         TALLY.lines += 1
         if not answers:
             # Nothing answered, nothing changed; but INFO rule may change the rule.
