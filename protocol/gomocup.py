@@ -30,14 +30,17 @@ any other line belongs to it, and a malformed one makes DONE answer ERROR: one a
 
 INFO is never answered: the manager does not read after it. A problem with one (a rule we do not
 play, a malformed time) is reported as MESSAGE lines just before the next answer, as the protocol
-asks, and the setting is not changed.
+asks, and the setting is not changed. Every INFO applies whenever it comes, before START or
+between moves: thread_num reopens the network's session with that many threads (at most the
+cores), max_memory bounds the search tree (`Engine.set_memory_limit`; 0: no limit).
 
 Threads: `serve` reads stdin on its own thread, so that END and STOP reach a running search at
 once (`GomocupBrain.notice`); otherwise each command waits for the one before it and gets its
 answer in order. A new command ends pondering.
 
-Time: the network is loaded at START, which the manager does not time as part of a turn, and
-the match clock counts from process start (`process_start_time`), as the manager's does.
+Time: the network is loaded at START, which the manager does not time as part of a turn (and,
+under a memory limit, what a tree node costs on this board is measured then), and the match
+clock counts from process start (`process_start_time`), as the manager's does.
 """
 from __future__ import annotations
 
@@ -80,8 +83,6 @@ MAX_DIGITS = 9
 MAX_INFO_DIGITS = 20
 #: The most lines a BOARD or SWAP2BOARD block keeps (a 32x32 board's points); more are refused.
 MAX_BLOCK_LINES = 32 * 32
-#: The most threads INFO thread_num may ask for (the network would not start with a million).
-MAX_THREADS = 256
 #: INFO rule bits (the protocol's bitmask), with what each one asks for.
 EXACT_FIVE_BIT = 1
 _RULE_BITS = {1: "exact five", 2: "continuous game", 4: "renju", 8: "caro"}
@@ -204,6 +205,14 @@ def _whole(name: str, value: str, minimum: int | None = 0, digits: int = MAX_DIG
     return number
 
 
+def _usable_threads(requested: int) -> int:
+    """Threads to run with when the manager allows `requested`: no more than the cores this
+    process may run on (thread_num is a ceiling, and threads beyond the cores only slow the
+    network down)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(requested, cores or 1))
+
+
 def process_start_time(now: Callable[[], float] = time.monotonic) -> float:
     """When this process was created, on the `now` clock.
 
@@ -268,12 +277,11 @@ class GomocupBrain:
         self._info_keys: dict[str, Callable[[str, str], None]] = {
             **{key: self._set_time for key in GOMOCUP_TIME_KEYS},
             "rule": self._set_rule, "max_node": self._set_max_node,
-            "thread_num": self._set_threads,
-            # Acknowledged and not acted on: the search keeps its own node cap (max_memory), has
-            # no depth (max_depth), keeps no files (folder), and prints no evaluations
-            # (evaluate, for debug builds only); game_type changes nothing in our play.
-            **{key: self._ignore for key in ("max_memory", "max_depth", "game_type", "folder",
-                                             "evaluate")},
+            "thread_num": self._set_threads, "max_memory": self._set_memory,
+            # Acknowledged and not acted on: the search has no depth (max_depth), keeps no files
+            # (folder), and prints no evaluations (evaluate, for debug builds only); game_type
+            # changes nothing in our play.
+            **{key: self._ignore for key in ("max_depth", "game_type", "folder", "evaluate")},
         }
 
     @property
@@ -397,6 +405,7 @@ class GomocupBrain:
             self.engine.new_game(width, height)
         except GameError as exc:
             raise Refusal(f"unsupported size: {exc}") from None
+        self.engine.prepare_search()
         self._started = True
         self._answer("OK")
 
@@ -646,13 +655,17 @@ class GomocupBrain:
         self.engine.config = replace(self.engine.config, visits=visits)
 
     def _set_threads(self, key: str, value: str) -> None:
+        """The most threads we may use: the network runs with as many (no more than the cores),
+        from the next search on; a network loaded already reopens with them now (managers send
+        INFO after START, between moves)."""
         threads = _whole(key, value, minimum=1, digits=MAX_INFO_DIGITS)
-        if threads > MAX_THREADS:
-            raise Refusal(f"thread_num must be <= {MAX_THREADS}, got {threads}")
-        if self._network_ready:
-            raise Refusal("the network is loaded already (at START) and keeps its threads; "
-                          "send thread_num before START")
-        self.engine.config = replace(self.engine.config, threads=threads)
+        self.engine.set_threads(_usable_threads(threads))
+
+    def _set_memory(self, key: str, value: str) -> None:
+        """The most memory the process may use, in bytes; 0 means no limit. The engine caps each
+        search's tree to stay under it (`Engine.set_memory_limit`)."""
+        limit = _whole(key, value, minimum=0, digits=MAX_INFO_DIGITS)
+        self.engine.set_memory_limit(limit or None)
 
     def _ignore(self, key: str, value: str) -> None:
         pass
@@ -729,8 +742,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="where the network runs (default: the GPU when there is one)")
     p.add_argument("--visits", type=int, help="a cap on each move's visits (default: the clock "
                    "decides)")
-    p.add_argument("--threads", type=int, help="onnxruntime threads (INFO thread_num before "
-                   "START overrides it)")
+    p.add_argument("--threads", type=int, help="onnxruntime threads (INFO thread_num, whenever "
+                   "it comes, overrides it)")
     p.add_argument("--ponder", action="store_true",
                    help="think on the opponent's time (Gomocup tournaments forbid it)")
     add_search_arguments(p)

@@ -25,7 +25,16 @@ from saz.engine.engine import Engine, EngineConfig
 from saz.engine.games import BLACK, WHITE
 from saz.engine.games.gomoku import Gomoku
 from saz.engine.search.clock import Gomocup, TimeManager
-from saz.engine.search.mcts import MoveInfo, SearchResult, SearchStats
+from saz.engine.search.memory import resident_bytes
+from saz.engine.search.mcts import (
+    MEMORY_HEADROOM,
+    NODE_BYTES_MARGIN,
+    SETTLED_DESCENTS,
+    MoveInfo,
+    SearchResult,
+    SearchStats,
+    node_bytes,
+)
 from saz.engine.search.options import SearchOptions
 from saz.protocol.gomocup import (
     MAX_LINE,
@@ -289,18 +298,108 @@ def test_info_max_node_caps_the_visits(session: Session) -> None:
     assert session.engine.config.visits == VISITS
 
 
-def test_info_thread_num_applies_to_the_network_loaded_at_start(model: Path) -> None:
+def evaluator_threads(session: Session) -> int:
+    return session.engine._searches["gomoku"].evaluator.threads  # type: ignore[union-attr]
+
+
+def test_info_thread_num_applies_to_the_network_loaded_at_start(model: Path,
+                                                                monkeypatch) -> None:
+    """Before START it sets the threads the network loads with; after START (c-gomoku-cli's
+    and Piskvork's order) the loaded network reopens with them, keeping the search tree; more
+    threads than the cores are capped at the cores."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     session = make_session(model)
     session.send("INFO thread_num 1")
-    assert session.engine.config.threads == 1
     session.send("START 15")
+    assert evaluator_threads(session) == 1
+    session.send("TURN 7,7")
+    tree = session.engine._searches["gomoku"].root  # type: ignore[union-attr]
     session.send("INFO thread_num 2")
-    assert session.engine.config.threads == 1
+    assert evaluator_threads(session) == 2 and session.engine.config.threads == 2
     session.send("INFO thread_num 100000")
-    assert session.send("ABOUT")[:2] == [
-        "MESSAGE INFO thread_num 2: the network is loaded already (at START) and keeps its "
-        "threads; send thread_num before START",
-        "MESSAGE INFO thread_num 100000: thread_num must be <= 256, got 100000"]
+    assert evaluator_threads(session) == 2
+    session.send("INFO thread_num 1")
+    assert evaluator_threads(session) == 1
+    assert session.engine._searches["gomoku"].root is tree  # type: ignore[union-attr]
+    assert session.send("ABOUT")[0].startswith("name=")  # no MESSAGE: nothing was refused
+    assert MOVE.fullmatch(session.send("TURN 6,6")[-1])
+
+
+def limit_leaving(spare: int) -> int:
+    """A memory limit that leaves the search `spare` bytes over what the process uses now."""
+    return int((resident_bytes() + spare) / MEMORY_HEADROOM)
+
+
+def test_info_max_memory_bounds_the_search_tree(session: Session) -> None:
+    """The limit reaches the engine and the search, whose node cap follows the memory left
+    under it; 0 lifts it."""
+    session.send("START 15")
+    session.send("TURN 7,7")
+    search = session.engine._searches["gomoku"]
+    assert search.node_cap == SearchOptions().max_nodes  # type: ignore[union-attr]
+    spare = 64 * 2**20
+    limit = limit_leaving(spare)
+    assert session.send(f"INFO max_memory {limit}") == []
+    assert session.engine.memory_limit == limit
+    assert search.options.memory_limit == limit  # type: ignore[union-attr]
+    nodes_before = search._nodes  # type: ignore[union-attr]
+    session.send("TURN 6,6")
+    # The spare bytes at what a node costs with its margin: give or take what the process
+    # allocated since (a few MiB).
+    expected = nodes_before + spare / (node_bytes(session.engine.game) * NODE_BYTES_MARGIN)
+    assert 0.8 * expected < search.node_cap < 1.05 * expected  # type: ignore[union-attr]
+    session.send("INFO max_memory 0")
+    assert session.engine.memory_limit is None
+    session.send("TURN 5,5")
+    assert search.node_cap == SearchOptions().max_nodes  # type: ignore[union-attr]
+
+
+def test_a_search_under_a_memory_limit_stops_at_its_node_cap(model: Path) -> None:
+    """However long the turn, the tree stops growing at the cap, and the move is answered."""
+    session = make_session(model, visits=None)
+    session.send("START 15")
+    session.send(f"INFO max_memory {limit_leaving(8 * 2**20)}")
+    session.send("INFO timeout_turn 60000")
+    started = time.monotonic()
+    answer = session.send("BEGIN")
+    search = session.engine._searches["gomoku"]
+    assert MOVE.fullmatch(answer[-1])
+    cap = search.node_cap  # type: ignore[union-attr]
+    assert 100 < cap < 8 * 2**20 / node_bytes(session.engine.game)
+    # It stopped at the cap (give or take the two batches in flight), long before its time.
+    assert cap <= search._nodes <= cap + 2 * 4 * SETTLED_DESCENTS  # type: ignore[union-attr]
+    assert time.monotonic() - started < 30
+
+
+@pytest.mark.slow
+def test_the_brain_stays_under_info_max_memory_at_20x20(model: Path) -> None:
+    """A real `pbrain-saz` with the shipped network thinks long turns at 20x20 under a 350 MiB
+    limit: its peak resident memory (VmHWM) stays below it. Without the limit it passed 2 GB
+    in the first move (docs/PROTOCOLS.md)."""
+    limit = 367001600
+    client = PbrainClient.spawn([sys.executable, "-m", "saz.protocol.gomocup"])
+    try:
+        client.start_game(20)
+        for key, value in (("timeout_turn", 120000), ("timeout_match", 0),
+                           ("max_memory", limit)):
+            client.info(key, value)
+        reply = client.begin(timeout=150)
+        for x, y in ((3, 3), (16, 3), (3, 16)):
+            reply = client.turn(x, y, timeout=150)
+        peak = peak_resident_bytes(client.process.pid)
+        assert client.close() == 0
+    finally:
+        client.kill()
+    assert 100 * 2**20 < peak < limit
+
+
+def peak_resident_bytes(pid: int) -> int:
+    """A process's peak resident memory so far (Linux: VmHWM in /proc/PID/status)."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM in /proc")
 
 
 # -- swap2 -----------------------------------------------------------------------------------------
