@@ -34,6 +34,10 @@ asks, and the setting is not changed. Every INFO applies whenever it comes, befo
 between moves: thread_num reopens the network's session with that many threads (at most the
 cores), max_memory bounds the search tree (`Engine.set_memory_limit`; 0: no limit).
 
+Each answer that a search chose (a move, swap2 stones or SWAP) comes after one MESSAGE line
+about that search (`search_message`): visits, depth, winrate, speed, time and the principal
+variation, which managers show and log.
+
 Threads: `serve` reads stdin on its own thread, so that END and STOP reach a running search at
 once (`GomocupBrain.notice`); otherwise each command waits for the one before it and gets its
 answer in order. A new command ends pondering.
@@ -83,6 +87,8 @@ MAX_DIGITS = 9
 MAX_INFO_DIGITS = 20
 #: The most lines a BOARD or SWAP2BOARD block keeps (a 32x32 board's points); more are refused.
 MAX_BLOCK_LINES = 32 * 32
+#: Moves of the principal variation shown in the MESSAGE about each search.
+PV_SHOWN = 10
 #: INFO rule bits (the protocol's bitmask), with what each one asks for.
 EXACT_FIVE_BIT = 1
 _RULE_BITS = {1: "exact five", 2: "continuous game", 4: "renju", 8: "caro"}
@@ -211,6 +217,23 @@ def _usable_threads(requested: int) -> int:
     network down)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, min(requested, cores or 1))
+
+
+def search_message(result: SearchResult, point: Callable[[int], str], *,
+                   flip: bool = False) -> str:
+    """The MESSAGE text about one search, sent just before the answer it chose, for managers to
+    show and log: root visits, depth (the principal variation's length), the winrate of the side
+    to move in the searched position (the other side's with `flip`), speed (new visits per
+    second), time, and the principal variation as `x,y` points (its first `PV_SHOWN` moves)."""
+    infos = [m for m in result.moves if m.move == result.best_move]
+    pv = infos[0].pv if infos and infos[0].pv else (result.best_move,)
+    stats = result.stats
+    speed = stats.playouts / stats.seconds if stats.seconds > 0 else 0.0
+    winrate = 50.0 * (1.0 + (-result.value if flip else result.value))
+    shown = " ".join(point(move) for move in pv[:PV_SHOWN]) + (" ..." if len(pv) > PV_SHOWN
+                                                               else "")
+    return (f"visits {result.root_visits} | depth {len(pv)} | winrate {winrate:.1f}% | "
+            f"speed {speed:.0f} visits/s | time {stats.seconds:.2f}s | pv {shown}")
 
 
 def process_start_time(now: Callable[[], float] = time.monotonic) -> float:
@@ -549,6 +572,7 @@ class GomocupBrain:
         except BaseException:
             rollback()
             raise
+        self._report(result)
         self._answer(self._format(result.best_move))
 
     def _think(self, *, play: bool = False, **kwargs: object) -> SearchResult:
@@ -561,6 +585,10 @@ class GomocupBrain:
     def _watch(self, _: SearchResult) -> None:
         if self._end_noticed.is_set() or self._stop_noticed.is_set():
             self.engine.stop()
+
+    def _report(self, result: SearchResult, *, flip: bool = False) -> None:
+        """Send the MESSAGE about `result` with the next answer (the one that uses it)."""
+        self._notes.append(search_message(result, self._format, flip=flip))
 
     def _finish_swap2(self, block: _Block) -> None:
         """SWAP2BOARD ... DONE, the swap2 opening.
@@ -598,6 +626,7 @@ class GomocupBrain:
         near = [game.point(x, y) for y in range(cy - 2, cy + 3) for x in range(cx - 2, cx + 3)
                 if 0 <= x < game.width and 0 <= y < game.height]
         result = self._think(allowed=[p for p in near if game.is_legal(p)])
+        self._report(result)
         most = max((m.visits for m in result.moves), default=0)
         closely = [m for m in result.moves if m.visits * 10 >= most]
         third = min(closely, key=lambda m: (abs(m.value), -m.visits)).move if closely \
@@ -607,7 +636,9 @@ class GomocupBrain:
 
     def _choose_swap2(self) -> str:
         result = self._think()
-        if result.value < 0:
+        swap = result.value < 0
+        self._report(result, flip=swap)  # after SWAP we play the side that did not move
+        if swap:
             return "SWAP"
         self.engine.play(result.best_move)
         return self._format(result.best_move)

@@ -41,6 +41,7 @@ from saz.protocol.gomocup import (
     About,
     GomocupBrain,
     fd_lines,
+    search_message,
     serve,
 )
 from saz.protocol.gomocup_client import EngineExited, PbrainClient, ReplyKind
@@ -190,8 +191,9 @@ def test_a_complete_game_against_a_scripted_opponent(session: Session) -> None:
     command = "BEGIN"
     while True:
         answer = session.send(command)
-        assert len(answer) == 1 and MOVE.fullmatch(answer[0]), answer
-        x, y = map(int, answer[0].split(","))
+        assert len(answer) == 2 and answer[0].startswith("MESSAGE visits "), answer
+        assert MOVE.fullmatch(answer[1]), answer
+        x, y = map(int, answer[1].split(","))
         referee.play(referee.point(x, y))  # raises if the brain's move were illegal
         if referee.is_over():
             break
@@ -218,8 +220,8 @@ def test_board_rebuilds_the_position_with_us_to_move(session: Session) -> None:
     answer = session.send("BOARD") + session.send("7,7,2") + session.send("8,8,1") + \
         session.send("7,8,2") + session.send("DONE")
     game = session.engine.game
-    assert len(answer) == 1
-    x, y = map(int, answer[0].split(","))
+    assert len(answer) == 2 and answer[0].startswith("MESSAGE visits ")
+    x, y = map(int, answer[1].split(","))
     # The opponent has one stone more: it is Black, its stones went first, and we played White.
     assert game.moves[:3] == [game.point(7, 7), game.point(8, 8), game.point(7, 8)]
     assert game.moves[3] == game.point(x, y) and game.to_move == BLACK
@@ -385,6 +387,7 @@ def test_the_brain_stays_under_info_max_memory_at_20x20(model: Path) -> None:
             client.info(key, value)
         reply = client.begin(timeout=150)
         for x, y in ((3, 3), (16, 3), (3, 16)):
+            assert len(reply.messages) == 1 and reply.messages[0].startswith("MESSAGE visits")
             reply = client.turn(x, y, timeout=150)
         peak = peak_resident_bytes(client.process.pid)
         assert client.close() == 0
@@ -402,6 +405,34 @@ def peak_resident_bytes(pid: int) -> int:
     raise AssertionError("no VmHWM in /proc")
 
 
+# -- the MESSAGE about each search ----------------------------------------------------------------
+def test_search_message_says_visits_winrate_speed_time_and_the_pv() -> None:
+    infos = (MoveInfo(112, 300, 0.2, 0.5, 0.1, tuple(range(112, 112 + 14))),
+             MoveInfo(113, 100, 0.1, 0.3, 0.0, (113,)))
+    result = SearchResult(112, 0.2, 401, infos, SearchStats(playouts=390, seconds=1.5))
+    point = (lambda move: f"{move % 15},{move // 15}")
+    pv = " ".join(point(m) for m in range(112, 122))
+    assert search_message(result, point) == (
+        f"visits 401 | depth 14 | winrate 60.0% | speed 260 visits/s | time 1.50s | pv {pv} ...")
+    assert "winrate 40.0%" in search_message(result, point, flip=True)
+    decided = SearchResult(7, 1.0, 0, (MoveInfo(7, 0, 1.0, 1.0, 1.0, (7,)),), SearchStats(),
+                           decided_by_rules=True)
+    assert search_message(decided, point) == (
+        "visits 0 | depth 1 | winrate 100.0% | speed 0 visits/s | time 0.00s | pv 7,0")
+
+
+def test_every_searched_answer_comes_after_one_message_and_play_after_none(
+        session: Session) -> None:
+    session.send("START 9")
+    for command in ("BEGIN", "TURN 0,0", "TURN 8,8"):
+        answer = session.send(command)
+        assert len(answer) == 2 and answer[0].startswith("MESSAGE visits ")
+        assert MOVE.fullmatch(answer[1])
+        assert f"| pv {answer[1]}" in answer[0]  # the PV starts with the move played
+    free = next(p for p in range(81) if session.engine.game.is_legal(p))
+    assert session.send(f"PLAY {free % 9},{free // 9}") == [f"{free % 9},{free // 9}"]
+
+
 # -- swap2 -----------------------------------------------------------------------------------------
 def fake_result(best: int, value: float, moves: tuple[MoveInfo, ...] = ()) -> SearchResult:
     return SearchResult(best, value, sum(m.visits for m in moves), moves, SearchStats())
@@ -417,7 +448,9 @@ def test_swap2_opening_places_a_balanced_third_stone(session: Session, monkeypat
     monkeypatch.setattr(session.engine, "think",
                         lambda **kwargs: fake_result(p(6, 6), 0.5, infos))
     assert session.send("SWAP2BOARD") == []
-    assert session.send("DONE") == ["7,7 8,8 9,7"]
+    assert session.send("DONE") == [
+        "MESSAGE visits 72 | depth 1 | winrate 75.0% | speed 0 visits/s | time 0.00s | pv 6,6",
+        "7,7 8,8 9,7"]
     assert session.engine.game.moves == [p(7, 7), p(8, 8), p(9, 7)]
 
 
@@ -429,7 +462,11 @@ def test_swap2_takes_black_when_white_stands_worse(session: Session, monkeypatch
     monkeypatch.setattr(session.engine, "think", lambda **kwargs: fake_result(p(6, 8), value))
     for line in ("SWAP2BOARD", "7,7", "8,7", "9,9"):
         assert session.send(line) == []
-    assert session.send("DONE") == [answer]
+    # The winrate is ours: after SWAP we play Black, the side that did not move.
+    winrate = f"{50 * (1 + abs(value)):.1f}%" if answer == "SWAP" else f"{50 * (1 + value):.1f}%"
+    assert session.send("DONE") == [
+        f"MESSAGE visits 0 | depth 1 | winrate {winrate} | speed 0 visits/s | time 0.00s | "
+        "pv 6,8", answer]
     stones = [p(7, 7), p(8, 7), p(9, 9)] + ([p(6, 8)] if answer != "SWAP" else [])
     assert session.engine.game.moves == stones
 
@@ -437,13 +474,13 @@ def test_swap2_takes_black_when_white_stands_worse(session: Session, monkeypatch
 def test_swap2_with_the_real_search(session: Session) -> None:
     session.send("START 15")
     session.send("SWAP2BOARD")
-    opening = session.send("DONE")[0].split()
+    opening = session.send("DONE")[-1].split()
     assert opening[:2] == ["7,7", "8,8"] and len(opening) == 3
     x, y = map(int, opening[2].split(","))
     assert max(abs(x - 7), abs(y - 7)) <= 2
     for line in ("SWAP2BOARD", "7,7", "8,7", "9,9", "8,8", "8,6"):
         session.send(line)
-    choice = session.send("DONE")
+    choice = session.send("DONE")[-1:]
     assert choice == ["SWAP"] or (len(session.engine.game.moves) == 6
                                   and MOVE.fullmatch(choice[0]))
 
@@ -464,7 +501,8 @@ def test_serve_answers_every_line_and_stops_at_end(session: Session) -> None:
     script = "ABOUT\r\nSTART 9\r\nBEGIN\r\nEND\r\nABOUT\r\n"
     session.brain.engine.config = replace(session.brain.engine.config, visits=1_000_000)
     assert serve(session.brain, io.StringIO(script)) == 0
-    assert len(session.out) == 3 and session.out[1] == "OK" and MOVE.fullmatch(session.out[2])
+    assert len(session.out) == 4 and session.out[1] == "OK" and MOVE.fullmatch(session.out[3])
+    assert session.out[2].startswith("MESSAGE visits ")
 
 
 def test_end_during_a_search_ends_the_process_at_once(model: Path) -> None:

@@ -226,7 +226,12 @@ def run_session(engine: Engine, lines: list[str]) -> None:
         produced = out[before:]
         answers = [a for a in produced if not a.startswith("MESSAGE ")]
         assert len(answers) == due, (text, produced)
-        assert all(not a.startswith("MESSAGE ") for a in produced[len(produced) - due:])
+        assert not due or not produced[-1].startswith("MESSAGE "), produced  # none after
+        searched = [i for i, a in enumerate(produced) if kind(a) in ("move", "swap2 stones", "SWAP")
+                    and text.split()[0].upper() != "PLAY"]
+        # Each answer a search chose comes just after the one MESSAGE about that search.
+        assert all(i > 0 and produced[i - 1].startswith("MESSAGE visits ") for i in searched)
+        assert sum(a.startswith("MESSAGE visits ") for a in produced) == len(searched)
         assert not any("internal error" in a for a in produced), produced
         assert all(len(a) <= LONGEST_ANSWER and a.isprintable() for a in produced), produced
         TALLY.lines += 1
