@@ -156,6 +156,7 @@ class GtpEngine:
             "play": self.play,
             "genmove": self.genmove,
             "reg_genmove": self.reg_genmove,
+            "restricted_genmove": self.restricted_genmove,
             "kgs-genmove_cleanup": self.genmove_cleanup,
             "undo": self.undo,
             "fixed_handicap": self.fixed_handicap,
@@ -499,21 +500,40 @@ class GtpEngine:
         _arguments(args, 1, "reg_genmove COLOR")
         return self._vertex_or_resign(self._generate(_color(args[0]), play=False))
 
+    def restricted_genmove(self, args: tuple[str, ...]) -> str:
+        """GNU Go's `restricted_genmove COLOR VERTEX...` (its regression suites use it): the move
+        reg_genmove would choose among the vertices given, not played; a pass when none of them
+        is legal, as GNU Go answers."""
+        if len(args) < 2:
+            raise syntax_error("usage: restricted_genmove COLOR VERTEX [VERTEX ...]")
+        color = _color(args[0])
+        allowed = [self._vertex(text) for text in args[1:]]
+        try:
+            position = self.engine.position(color)
+        except GameError:
+            return self._format(self.game.pass_move)
+        if not any(position.is_legal(move) for move in allowed):
+            return self._format(position.pass_move)
+        return self._vertex_or_resign(self._generate(color, play=False, allowed=allowed))
+
     def _vertex_or_resign(self, move: int | None) -> str:
         return "resign" if move is None else self._format(move)
 
     def _generate(self, color: int, *, play: bool = True, cleanup: bool = False,
+                  allowed: list[int] | None = None,
                   on_progress: Callable[[SearchResult], None] | None = None,
                   interval: float = 0.0) -> int | None:
         """Search for `color` and play the move for it (unless `play` is False); the move, or
-        None to resign. A game over for good (a five, no disc to place) has no move to search:
-        the answer is a pass, not played."""
+        None to resign. `allowed` restricts the moves searched; `cleanup` to every move but the
+        pass, where there is one. A game over for good (a five, no disc to place) has no move
+        to search: the answer is a pass, not played."""
         try:
             position = self.engine.position(color)
         except GameError:
             return self.game.pass_move
         try:
-            allowed = _non_passes(position) if cleanup else None
+            if cleanup:
+                allowed = _non_passes(position)
             think = self.engine.genmove if play else self.engine.think
             result = think(color, on_progress=on_progress, progress_interval=interval,
                            allowed=allowed)
