@@ -423,3 +423,50 @@ def test_perft_counts_no_children_after_a_win() -> None:
     assert perft(game, 1) == 18
     assert perft(game, 2) == 18 * 17
     assert perft(game, 3) == 17 * 16 + 17 * 16 * 16
+
+
+# -- moves out of turn and rule changes (GUIs, GTP) -----------------------------------------------
+def state(game: Gomoku) -> tuple:
+    return game.board.tolist(), game.hash, list(game.moves), game.to_move, game.winner()
+
+
+def test_a_five_made_out_of_turn_wins_for_its_colour() -> None:
+    game = Gomoku(9)
+    for x in range(4):
+        game.play(game.point(x, 4), BLACK)  # Black four times in a row: a set-up line
+    assert game.colors() == [BLACK] * 4 and game.to_move == WHITE
+    before = state(game)
+    game.play(game.point(4, 4), BLACK)
+    assert game.is_over() and game.winner() == BLACK
+    game.undo()
+    assert state(game) == before  # White to move again, as before the move
+
+
+def test_set_to_move_then_undo_returns_to_the_position_before_the_last_move() -> None:
+    game = Gomoku(9)
+    game.play(40)
+    white_to_move = game.hash
+    game.set_to_move(BLACK)
+    assert game.to_move == BLACK and game.hash != white_to_move
+    game.set_to_move(WHITE)
+    assert game.hash == white_to_move
+    game.set_to_move(BLACK)
+    game.undo()
+    assert state(game) == state(Gomoku(9))
+
+
+def test_a_rule_change_replays_every_move_by_its_colour() -> None:
+    """Six black stones in a row win under freestyle only: under exact five the game goes on,
+    and back under freestyle it is won again."""
+    game = Gomoku(9, rule="exact-five")
+    for x in (0, 1, 2, 4, 5):
+        game.play(game.point(x, 0), BLACK)
+    game.play(game.point(3, 0), BLACK)  # an overline: no win under exact five
+    assert not game.is_over() and game.to_move == WHITE
+    free = game.with_rules(rule="freestyle")
+    assert free.winner() == BLACK and free.colors() == [BLACK] * 6
+    assert free.board.tolist() == game.board.tolist()
+    back = free.with_rules(rule="exact-five")
+    assert state(back) == state(game)
+    with pytest.raises(UnsupportedRuleError):
+        game.with_rules(komi=6.5)

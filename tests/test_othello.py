@@ -537,3 +537,21 @@ def test_encode_matches_its_definition_over_random_games(width: int, height: int
             if game.is_over():
                 break
             game.play(rng.choice(game.legal_moves().tolist()))
+
+
+# -- moves out of turn (GUIs, GTP) ----------------------------------------------------------------
+def test_a_disc_out_of_turn_must_flip_and_undo_restores_the_turn() -> None:
+    game = Othello(8)
+    game.play(game.legal_moves()[0])  # Black
+    before = (game.board.tolist(), game.hash, game.to_move, game.legal_moves().tolist())
+    black = game.copy()
+    black.set_to_move(BLACK)
+    move = int(black.legal_moves()[0])
+    game.play(move, BLACK)
+    assert game.colors() == [BLACK, BLACK] and game.to_move == WHITE
+    game.undo()
+    assert (game.board.tolist(), game.hash, game.to_move, game.legal_moves().tolist()) == before
+    empty = next(p for p in range(64) if game.board[p] == 0 and not black.flips(p))
+    with pytest.raises(IllegalMoveError):
+        game.play(empty, BLACK)  # flips nothing
+    assert (game.board.tolist(), game.hash, game.to_move, game.legal_moves().tolist()) == before
