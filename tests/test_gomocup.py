@@ -393,6 +393,7 @@ def test_the_brain_stays_under_info_max_memory_at_20x20(model: Path) -> None:
         assert client.close() == 0
     finally:
         client.kill()
+    print(f"\npeak resident memory {peak / 2**20:.0f} MiB under a limit of {limit / 2**20:.0f} MiB")
     assert 100 * 2**20 < peak < limit
 
 
