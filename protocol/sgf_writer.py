@@ -16,8 +16,9 @@ What each game needs (https://www.red-bean.com/sgf/):
 
 Text values escape `]` and `\\`. Each move is written with the colour that played it
 (`Game.colors`), a pass included. A game that did not start from its game's usual position (Go
-handicap or setup stones, a set-up Othello board) has that position as the root's `AB`/`AW`,
-and `PL` where the side to move differs from what the moves imply.
+handicap or setup stones, a set-up Othello board) has that position as the root's `AB`/`AW`
+(and `HA` for a Go handicap); `PL` says who is to move where the moves do not (after the last
+move, or at the root of a record without moves).
 `protocol/sgf.py` reads what this writes (a round-trip test keeps them in step).
 """
 from __future__ import annotations
@@ -68,14 +69,19 @@ def format_sgf(game: Game, info: SgfInfo = SgfInfo()) -> str:
         raise ValueError(f"SGF cannot address a {game.width}x{game.height} board (at most 52)")
     root = [("FF", "4"), ("CA", "UTF-8"), ("GM", str(GAME_NUMBERS[game.name])),
             ("AP", info.application), ("SZ", _size(game.width, game.height))]
+    board, first = game.start_position()
     if game.name == "go":
         root.append(("KM", f"{game.rules.komi:g}"))  # type: ignore[attr-defined]
+        # Black stones alone with White to move are a handicap (SGF's HA; readers infer from it
+        # who moves first when the record has no move yet).
+        stones = int((board == BLACK).sum())
+        if stones >= 2 and not (board == WHITE).any() and first == WHITE:
+            root.append(("HA", str(stones)))
     root += [("RU", info.rules), ("GN", info.name), ("PB", info.black), ("PW", info.white),
              ("DT", info.day.isoformat() if info.day else ""), ("RE", info.result),
              ("TM", f"{info.main_time:g}" if info.main_time is not None else ""),
              ("OT", info.overtime), ("GC", info.comment)]
     head = "(;" + "".join(f"{key}[{_escape(value)}]" for key, value in root if value)
-    board, first = game.start_position()
     usual, usual_first = type(game)(game.width, game.height).start_position()
     if not (board == usual).all():
         for key, color in (("AB", BLACK), ("AW", WHITE)):
@@ -84,8 +90,6 @@ def format_sgf(game: Game, info: SgfInfo = SgfInfo()) -> str:
             if points:
                 head += key + "".join(f"[{p}]" for p in points)
     colors = game.colors()
-    if colors and first != colors[0]:
-        head += f"PL[{_COLOR_LETTERS[first]}]"
     nodes = []
     for i, (move, color) in enumerate(zip(game.moves, colors)):
         node = f";{_COLOR_LETTERS[color]}[{_point(move, game.width, game.height)}]"
