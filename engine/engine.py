@@ -190,8 +190,10 @@ class Engine:
 
         Loading costs a good part of a second (onnxruntime's import, the session). A front-end
         whose controller times each move but not the set-up (Gomocup's START) loads it during
-        set-up, so that the first move's budget goes to the search alone."""
-        self._searcher()
+        set-up, so that the first move's budget goes to the search alone. The network is also
+        run once on the current board (`MCTS.warm_up`): its first runs at a new size cost tens
+        of milliseconds more than the rest, which a one-second byo-yomi cannot spare."""
+        self._searcher().warm_up(self.game)
 
     def stop(self) -> None:
         """End a running search (analysis, ponder, or a genmove in progress): thread-safe."""

@@ -167,6 +167,9 @@ class PlayerSearch:
     def __init__(self, player: Player) -> None:
         self.player = player
 
+    def warm_up(self, game: Game) -> None:
+        """Nothing to prepare: a reference player has no network."""
+
     def search(self, game: Game, limits: SearchLimits | None = None,
                on_progress: Callable[[SearchResult], None] | None = None,
                progress_interval: float = 0.0, allowed: Collection[int] | None = None,

@@ -38,7 +38,8 @@ from saz.engine.search.clock import (
 )
 
 #: A policy without margins, for exact arithmetic on the account.
-EXACT = TimePolicy(margin=SafetyMargin(0.0, 0.0), gomocup_margin=SafetyMargin(0.0, 0.0))
+EXACT = TimePolicy(margin=SafetyMargin(0.0, 0.0), gomocup_margin=SafetyMargin(0.0, 0.0),
+                   initial_latency=0.0)
 DEFAULT = TimePolicy()
 
 
@@ -440,25 +441,29 @@ def test_observed_latency_shortens_the_next_budgets() -> None:
     margin did not allow for: the following moves keep 1.5 x 0.2 s back, until it ages out."""
     clock = FakeClock()
     manager = TimeManager(JapaneseByoyomi(0, 1, 1), now=clock)
-    usual = manager.policy.margin.budget_within(1.0)
+    margin = manager.policy.margin
+    usual = margin.budget_within(1.0)
 
-    def move(search: float, reply_after: float) -> MoveBudget:
+    def move(search: float | None, reply_after: float) -> MoveBudget:
+        """A move that searches `search` seconds (None: up to its hard limit), then replies
+        `reply_after` seconds later."""
         manager.command_received(clock())
         budget = manager.start_move(100)
-        clock.advance(search)
+        clock.advance(budget.hard if search is None else search)
         manager.end_move()
         clock.advance(reply_after)
         manager.replied(clock())
         return budget
 
-    first = move(usual, 0.2)
-    assert first.hard == pytest.approx(usual)
+    first = move(None, 0.2)  # nothing measured yet: the initial guess is kept back
+    initial = manager.policy.initial_latency
+    assert first.hard == pytest.approx((1.0 - initial) / (1 + margin.overrun))
     assert manager.observed_latency == pytest.approx(0.3)
     second = move(0.5, 0.0)
     assert second.hard == pytest.approx((1.0 - 0.3) / (1 + manager.policy.margin.overrun))
     assert second.hard + 0.2 < 1.0  # the same delay again would still be in time
     for _ in range(LATENCY_WINDOW - 1):
-        move(0.5, 0.0)  # the 0.2 s ages out of the window
+        move(0.5, 0.0)  # the 0.2 s ages out of the window: the policy's own margin is left
     assert manager.observed_latency == 0.0
     assert move(0.5, 0.0).hard == pytest.approx(usual)
 
@@ -470,6 +475,7 @@ def test_a_reply_that_was_no_move_is_no_observation() -> None:
     clock.advance(5)
     manager.replied(clock())
     assert manager.observed_latency == 0.0
+    assert manager.latency_reserve == manager.policy.initial_latency
 
 
 def test_time_left_overrides_the_account() -> None:

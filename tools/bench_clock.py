@@ -111,4 +111,7 @@ def bench_clock(args: argparse.Namespace) -> int:
     print(f"median {statistics.median(times):.3f} s, p99 "
           f"{ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]:.3f} s, "
           f"max {ordered[-1]:.3f} s; over the {period:g} s period: {over}")
+    slowest = sorted(range(len(times)), key=times.__getitem__, reverse=True)[:3]
+    print("slowest genmoves (1-based): " + ", ".join(f"#{i + 1} {times[i]:.3f} s"
+                                                      for i in slowest))
     return 0 if over == 0 else 1

@@ -542,6 +542,9 @@ class TimePolicy:
     #: The margin's latency is this multiple of the largest one observed lately: a pause seen
     #: once may come back longer, and what comes before our input thread wakes is not seen.
     latency_factor: float = 1.5
+    #: The latency assumed until a reply has been measured: the first move of a process pays
+    #: for what no later one does (the first batch of threads, caches filling).
+    initial_latency: float = 0.1
 
     def __post_init__(self) -> None:
         if not self.hard_factor >= 1:
@@ -706,9 +709,17 @@ class TimeManager:
 
     @property
     def observed_latency(self) -> float:
-        """The latency the margins allow for now: `latency_factor` x the largest of the last
-        observations (0 before any)."""
+        """`latency_factor` x the largest latency of the last moves (0 before any reply was
+        measured): what the account charges each move beyond the policy's margin."""
         return self._policy.latency_factor * max(self._latencies, default=0.0)
+
+    @property
+    def latency_reserve(self) -> float:
+        """The latency a budget keeps back beyond the policy's margin: the observed one, or the
+        policy's `initial_latency` before any reply was measured."""
+        if not self._latencies:
+            return self._policy.initial_latency
+        return self.observed_latency
 
     def command_received(self, at: float) -> None:
         """The controller's command now being executed arrived at `at` (on this manager's
@@ -730,7 +741,7 @@ class TimeManager:
                 self._state = self._control.charge(self._state, start - self._started_at)
             self._startup_pending = False
         budget = self._policy.budget(self._control, self._state, moves_left_estimate,
-                                     self.observed_latency)
+                                     self.latency_reserve)
         self._move_start = start
         self._hard_at = start + budget.hard
         gone = now - start
