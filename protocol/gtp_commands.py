@@ -52,7 +52,7 @@ from saz.engine.search.clock import (
 from saz.engine.search.mcts import SearchResult
 from saz.protocol.gtp_analysis import InfoFormat, kata_info, lz_info, parse_analysis
 from saz.protocol.sgf import SgfError, SgfGame, parse_sgf
-from saz.protocol.sgf_writer import SgfInfo, format_sgf
+from saz.protocol.sgf_writer import SgfInfo, format_sgf, sgf_result
 from saz.protocol.vertex import (
     CONVENTIONS,
     GtpValueError,
@@ -611,13 +611,8 @@ class GtpEngine:
     def final_score(self, args: tuple[str, ...]) -> str:
         """Go: the Tromp-Taylor area score of the board as it stands (komi included). Othello:
         the disc difference. Gomoku has a winner, not a score (see gogui-rules_final_result)."""
-        game = self.game
-        if game.name == "go":
-            score = game.score()  # type: ignore[attr-defined]
-        elif game.name == "othello":
-            black, white = game.disc_count()  # type: ignore[attr-defined]
-            score = black - white
-        else:
+        score = self.game.score()
+        if score is None:
             raise GtpError(CANNOT_SCORE)
         if score == 0:
             return "0"
@@ -642,9 +637,7 @@ class GtpEngine:
         if len(args) > 1:
             raise syntax_error("usage: printsgf [FILE]")
         game = self.game
-        result = ""
-        if game.is_over():
-            result = _sgf_result(game)
+        result = sgf_result(game) if game.is_over() else ""
         text = format_sgf(game, SgfInfo(result=result, rules=self._rules_text()))
         if not args:
             return text.rstrip("\n")
@@ -843,16 +836,6 @@ TERRITORY_RULE_SETS = frozenset({"japanese", "korean", "territory"})
 #: What `kata-get-rules` reports: saz's Go rules in KataGo's terms.
 KATA_RULES = {"friendlyPassOk": False, "hasButton": False, "ko": "POSITIONAL",
               "scoring": "AREA", "suicide": False, "tax": "NONE", "whiteHandicapBonus": "0"}
-
-
-def _sgf_result(game: Game) -> str:
-    """`RE` of a finished game: `B+3.5`, `W+12`, `B+` (a win without a score), `0` (a draw)."""
-    winner = game.winner()
-    if winner == DRAW:
-        return "0"
-    letter = "B" if winner == BLACK else "W"
-    score = getattr(game, "score", None)
-    return f"{letter}+{abs(score()):g}" if score is not None else f"{letter}+"
 
 
 def free_handicap_points(width: int, height: int, stones: int) -> list[int]:

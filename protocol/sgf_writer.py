@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from saz.engine.games.base import BLACK, WHITE, Game
+from saz.engine.games.base import BLACK, DRAW, WHITE, Game
 from saz.protocol.sgf import GAME_TYPES
 
 #: SGF game types by the engine's game names.
@@ -108,6 +108,21 @@ def format_sgf(game: Game, info: SgfInfo = SgfInfo()) -> str:
     return "\n".join(lines) + ")\n"
 
 
+def sgf_result(game: Game, winner: int | None = None, suffix: str = "") -> str:
+    """`RE` of a finished game: `B+3.5` by the game's score, `B+` where it has none (a Gomoku
+    five), `0` for a draw; or `W+R`, `B+T`, `W+F` with a `suffix` (resign, time, forfeit) for
+    `winner`, who then need not be the rules' winner."""
+    winner = game.winner() if winner is None else winner
+    if winner is None:
+        raise ValueError("the game is not over")
+    if winner == DRAW:
+        return "0"
+    if not suffix:
+        score = game.score()
+        suffix = "" if score is None else f"{abs(score):g}"
+    return f"{_COLOR_LETTERS[winner]}+{suffix}"
+
+
 def _size(width: int, height: int) -> str:
     return str(width) if width == height else f"{width}:{height}"
 
@@ -124,4 +139,4 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
 
 
-__all__ = ["GAME_NUMBERS", "SgfInfo", "format_sgf"]
+__all__ = ["GAME_NUMBERS", "SgfInfo", "format_sgf", "sgf_result"]

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from saz.engine.games import BLACK, DRAW, WHITE, Game, new_game
+from saz.protocol.sgf_writer import sgf_result
 from saz.tools.adapters import (
     EngineAdapter,
     EngineCrashed,
@@ -42,7 +43,6 @@ from saz.tools.adapters import (
 )
 from saz.tools.time_control import Clock
 
-_COLOR_LETTERS = {BLACK: "B", WHITE: "W"}
 T = TypeVar("T")
 
 
@@ -206,23 +206,7 @@ def _adjudicate(game: Game) -> int:
 
 def _result(game: Game, winner: int, reason: Reason) -> str:
     """SGF's RE of a finished game."""
-    if reason in _FORFEIT_SUFFIX:
-        return f"{_COLOR_LETTERS[winner]}+{_FORFEIT_SUFFIX[reason]}"
-    if winner == DRAW:
-        return "0"
-    margin = _margin(game)
-    return f"{_COLOR_LETTERS[winner]}+{'' if margin is None else f'{abs(margin):g}'}"
-
-
-def _margin(game: Game) -> float | None:
-    """Black's lead by the game's count: Go's area score, Othello's disc difference; None for
-    Gomoku, which has no score."""
-    if game.name == "go":
-        return game.score()  # type: ignore[attr-defined,no-any-return]
-    if game.name == "othello":
-        black, white = game.disc_count()  # type: ignore[attr-defined]
-        return float(black - white)
-    return None
+    return sgf_result(game, winner, _FORFEIT_SUFFIX.get(reason, ""))
 
 
 __all__ = ["GameRecord", "Reason", "new_position", "play_game"]

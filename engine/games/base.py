@@ -217,6 +217,12 @@ class Game(ABC):
     def winner(self) -> int | None:
         """BLACK, WHITE or DRAW once the game is over; None while it goes on."""
 
+    def score(self) -> float | None:
+        """Black's lead by the game's own count of the position as it stands (Go: area with
+        komi; Othello: discs), positive when Black is ahead; None for a game that has a winner
+        but no score (Gomoku), which is the default."""
+        return None
+
     @abstractmethod
     def encode(self, out: np.ndarray) -> None:
         """Write the node features `[num_nodes, num_features]` (float32) from the side to move's

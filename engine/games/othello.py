@@ -309,6 +309,11 @@ class Othello(Game):
         black, white = self.bitboards()
         return black.bit_count(), white.bit_count()
 
+    def score(self) -> float:
+        """Black's discs minus White's."""
+        black, white = self.disc_count()
+        return float(black - white)
+
     def flips(self, move: int) -> list[int]:
         """The points that `move` would turn over, ascending; none if it is no legal placement."""
         move = operator.index(move)
