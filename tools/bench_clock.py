@@ -19,13 +19,12 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import shlex
-import shutil
 import statistics
-import sys
 import time
 from collections.abc import Sequence
 
 from saz.protocol.gtp_client import GtpClient
+from saz.tools.bench_gtp import saz_gtp_command
 
 #: How long a single move may take before the benchmark gives up on the engine.
 MOVE_TIMEOUT = 60.0
@@ -92,9 +91,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def bench_clock(args: argparse.Namespace) -> int:
-    saz = shutil.which("saz")
-    command = args.engine or ([saz, "gtp"] if saz else
-                              [sys.executable, "-m", "saz.engine.cli", "gtp"])
+    command = saz_gtp_command(args.engine)
     period = parse_period(args.time)
     spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.busy)]
     for spinner in spinners:

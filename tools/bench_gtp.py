@@ -40,10 +40,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=bench_gtp)
 
 
-def bench_gtp(args: argparse.Namespace) -> int:
+def saz_gtp_command(engine: Sequence[str]) -> list[str]:
+    """The engine command line a benchmark drives: `engine` when given, else the installed
+    `saz gtp` console script (or its module, where the script is not on PATH)."""
+    if engine:
+        return list(engine)
     saz = shutil.which("saz")
-    command = args.engine or ([saz, "gtp"] if saz else
-                              [sys.executable, "-m", "saz.engine.cli", "gtp"])
+    return [saz, "gtp"] if saz else [sys.executable, "-m", "saz.engine.cli", "gtp"]
+
+
+def bench_gtp(args: argparse.Namespace) -> int:
+    command = saz_gtp_command(args.engine)
     startup_seconds(command)  # warm the file cache; not counted
     runs = [startup_seconds(command) for _ in range(args.runs)]
     for i, seconds in enumerate(runs, 1):
