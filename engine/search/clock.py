@@ -651,6 +651,7 @@ class TimeManager:
         #: The last move's (start, the latest its search was allowed to stop, when it did), from
         #: `end_move` until `replied` turns it into an observation.
         self._unreplied: tuple[float, float, float] | None = None
+        #: The latest the move in progress may stop (its start plus its hard budget).
         self._hard_at: float = INF
         #: Latencies observed on the last moves (seconds), newest last.
         self._latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
