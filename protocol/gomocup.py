@@ -733,14 +733,17 @@ def serve(brain: GomocupBrain, lines: Iterable[str]) -> int:
     """Run `brain` on `lines` (an input stream, say) until END or their end; returns 0.
 
     A thread takes the lines as they come, so that END and STOP reach a running search
-    (`GomocupBrain.notice`); the calling thread handles them in order."""
-    queued: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+    (`GomocupBrain.notice`); the calling thread handles them in order. Each line carries the
+    time it arrived: a turn is timed from then, as the manager times it, and the time from then
+    to the answer teaches the clock the latency it must allow for (`TimeManager.replied`)."""
+    queued: queue.SimpleQueue[tuple[str, float] | None] = queue.SimpleQueue()
 
     def read() -> None:
         try:
             for line in lines:
+                arrived = time.monotonic()
                 brain.notice(line)
-                queued.put(line)
+                queued.put((line, arrived))
                 if brain.finished:
                     break
         except (OSError, ValueError) as exc:  # the input closed under us
@@ -749,9 +752,13 @@ def serve(brain: GomocupBrain, lines: Iterable[str]) -> int:
             queued.put(None)
 
     threading.Thread(target=read, name="gomocup-input", daemon=True).start()
+    clock = brain.engine.clock
     try:
-        while not brain.finished and (line := queued.get()) is not None:
+        while not brain.finished and (item := queued.get()) is not None:
+            line, arrived = item
+            clock.command_received(arrived)
             brain.handle(line)
+            clock.replied(time.monotonic())
     except BrokenPipeError:  # the manager has gone: nobody is left to answer
         pass
     finally:
