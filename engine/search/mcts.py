@@ -444,8 +444,7 @@ class MCTS:
             backup(path, float(values[r]), vl)
 
     def _expand(self, node: Node, log_policy: np.ndarray, sub_policies: np.ndarray | None) -> None:
-        forced = node.forced
-        moves = np.asarray(forced, dtype=np.int64) if forced else node.game.legal_moves()
+        moves = _candidate_moves(node)
         priors = move_priors(log_policy, moves)
         if sub_policies is not None:
             sub = np.zeros_like(priors)
@@ -683,10 +682,16 @@ def _sample_tree(game: Game, count: int) -> list[Node]:
     return nodes
 
 
+def _candidate_moves(node: Node) -> np.ndarray:
+    """The moves a node's expansion considers: the ones the rules force, when they name any,
+    else every legal move."""
+    forced = node.forced
+    return np.asarray(forced, dtype=np.int64) if forced else node.game.legal_moves()
+
+
 def _expand_uniformly(node: Node) -> None:
     """`MCTS._expand` with every move equally likely: the same lists of the same types."""
-    forced = node.forced
-    moves = np.asarray(forced, dtype=np.int64) if forced else node.game.legal_moves()
+    moves = _candidate_moves(node)
     priors = np.full(len(moves), 1.0 / max(1, len(moves)), dtype=np.float32)
     node.set_moves(moves.tolist(), priors.tolist())
 
