@@ -11,12 +11,14 @@ Bad input raises a `GameError` subclass (see `errors.py`) and leaves the positio
 """
 from __future__ import annotations
 
+import operator
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from saz.engine.games.errors import GameError, UnsupportedRuleError
+from saz.engine import _core
+from saz.engine.games.errors import GameError, UndoError, UnsupportedRuleError
 from saz.engine.games.grid import Grid
 
 BLACK = 1
@@ -55,7 +57,13 @@ def parse_diagram(diagram: str, to_move: int) -> tuple[int, int, list[int], list
 
 
 class Game(ABC):
-    """A position and its history under one game's rules."""
+    """A position and its history under one game's rules.
+
+    The rules themselves live in the compiled core (`engine/core/`): every game keeps its
+    position in `_core`, a `saz.engine._core.Position`, and this class is the typed layer over
+    it that front-ends, referee, players and tests use. What the core does not keep is here:
+    the moves and their colours (for `moves`, `colors` and game records) and the moves played
+    out of turn."""
 
     #: Registry name: "go", "gomoku", "othello".
     name: ClassVar[str]
@@ -65,13 +73,25 @@ class Game(ABC):
     feature_version: ClassVar[int]
 
     grid: Grid
-    #: Every game keeps these two; the properties below read them.
-    _to_move: int
+    #: The position in the compiled core: the rules, hash and encoding run there.
+    _core: _core.Position
+    #: The moves played so far and the colour that played each.
     _moves: list[int]
+    _colors: list[int]
+    #: The board as last read from the core (None after a change).
+    _board: np.ndarray | None = None
     #: Indices into `_moves` of the moves played out of turn (`play(move, color)` for the side
     #: not to move), so that `undo` gives the move back to the side that had it. Immutable and
     #: almost always empty, so copies share it.
     _out_of_turn: tuple[int, ...] = ()
+
+    def _attach(self, core: _core.Position) -> None:
+        """Start the history at `core`'s position (a subclass's constructor calls this)."""
+        self._core = core
+        self._moves = []
+        self._colors = []
+        self._board = None
+        self._out_of_turn = ()
 
     # -- geometry -----------------------------------------------------------------------------
     @property
@@ -102,29 +122,34 @@ class Game(ABC):
 
     # -- state --------------------------------------------------------------------------------
     @property
-    @abstractmethod
     def board(self) -> np.ndarray:
-        """Stones per point as int8 `[num_points]` (BLACK, WHITE, EMPTY). Do not modify."""
+        """Stones per point as read-only int8 `[num_points]` (BLACK, WHITE, EMPTY)."""
+        board = self._board
+        if board is None:
+            board = self._core.board()
+            board.setflags(write=False)
+            self._board = board
+        return board
 
     @property
     def to_move(self) -> int:
         """The colour to move (BLACK or WHITE)."""
-        return self._to_move
+        return self._core.to_move
 
     @property
-    @abstractmethod
     def hash(self) -> int:
         """Zobrist hash of the position, side to move included."""
+        return self._core.hash
 
     @property
     def moves(self) -> list[int]:
         """The moves played so far, oldest first (passes included). Do not modify."""
         return self._moves
 
-    @abstractmethod
     def colors(self) -> list[int]:
         """The colour that played each move of `moves` (they alternate unless a move was
         played out of turn)."""
+        return list(self._colors)
 
     @abstractmethod
     def start_position(self) -> tuple[np.ndarray, int]:
@@ -132,18 +157,17 @@ class Game(ABC):
         included) and the side to move there: what a game record's setup holds."""
 
     # -- rules --------------------------------------------------------------------------------
-    @abstractmethod
     def legal_moves(self) -> np.ndarray:
-        """The moves the side to move may choose from, ascending, as an int array (empty once
+        """The moves the side to move may choose from, ascending, as an int64 array (empty once
         the game is over)."""
+        return self._core.legal_moves()
 
-    @abstractmethod
     def is_legal(self, move: int) -> bool:
         """Whether `play(move)` would accept `move` now; never raises for an int. After an end
         that the rules let a controller continue (Go's two passes) this is the move's legality
         in the continued game, while `legal_moves` is empty."""
+        return self._core.is_legal(operator.index(move))
 
-    @abstractmethod
     def play(self, move: int, color: int | None = None) -> None:
         """Play `move` for `color` (default: the side to move); afterwards the other colour is
         to move. IllegalMoveError leaves the position unchanged.
@@ -151,23 +175,38 @@ class Game(ABC):
         A colour that is not to move may play too: GUIs set up positions with moves of one colour
         (GTP `play`, SGF records), and GTP engines such as GNU Go and KataGo accept them. No move
         is invented for the other side: the move is simply played out of turn."""
+        if color is not None and color != self._core.to_move:
+            self._play_out_of_turn(move, color)
+            return
+        move = operator.index(move)
+        mover = self._core.to_move
+        self._core.play(move)
+        self._moves.append(move)
+        self._colors.append(mover)
+        self._board = None
 
-    @abstractmethod
     def undo(self) -> None:
         """Take back the last move, returning to the position before it, side to move included;
         UndoError when there is none."""
+        if not self._moves:
+            raise UndoError("no move to undo")
+        self._core.undo()  # restores the side to move the move was played with
+        self._moves.pop()
+        self._colors.pop()
+        self._board = None
+        self._restore_turn()
 
     def set_to_move(self, color: int) -> None:
         """Make `color` the side to move without a move (SGF's `PL`, GTP's `genmove` for the
         colour not to move). It is not a move: `moves` does not list it, and `undo` returns to
         the position before the last move, with the side to move it had then."""
         _check_color(color)
-        if color != self._to_move:
+        if color != self._core.to_move:
             self._switch_turn()
 
-    @abstractmethod
     def _switch_turn(self) -> None:
-        """Give the move to the other colour in place (hash and caches), without a move."""
+        """Give the move to the other colour in place, without a move."""
+        self._core.switch_turn()
 
     def _play_out_of_turn(self, move: int, color: int) -> None:
         """`play` for a colour that is not to move: the turn passes to it, then it moves; `undo`
@@ -181,15 +220,9 @@ class Game(ABC):
             raise
         self._out_of_turn = (*self._out_of_turn, len(self._moves) - 1)
 
-    def _undo_turn(self, mover: int) -> None:
-        """Before a game's own undo of a move by `mover`: that undo expects the opponent of the
-        mover to be to move, which `set_to_move` may have changed since."""
-        if self._to_move == mover:
-            self._switch_turn()
-
     def _restore_turn(self) -> None:
-        """After a game's own undo (which leaves the mover to move): the turn goes back to the
-        side that had it when the move was played out of turn."""
+        """After an undo (which leaves the mover to move): the turn goes back to the side that
+        had it when the move was played out of turn."""
         out_of_turn = self._out_of_turn
         if out_of_turn and out_of_turn[-1] == len(self._moves):
             self._out_of_turn = out_of_turn[:-1]
@@ -209,13 +242,13 @@ class Game(ABC):
         raise UnsupportedRuleError(
             f"{self.name} has no rule parameters {', '.join(sorted(changes))}")
 
-    @abstractmethod
     def is_over(self) -> bool:
         """Whether the game has ended."""
+        return self._core.is_over()
 
-    @abstractmethod
     def winner(self) -> int | None:
         """BLACK, WHITE or DRAW once the game is over; None while it goes on."""
+        return self._core.winner() if self._core.is_over() else None
 
     def score(self) -> float | None:
         """Black's lead by the game's own count of the position as it stands (Go: area with
@@ -223,28 +256,33 @@ class Game(ABC):
         but no score (Gomoku), which is the default."""
         return None
 
-    @abstractmethod
     def encode(self, out: np.ndarray) -> None:
         """Write the node features `[num_nodes, num_features]` (float32) from the side to move's
         view into `out`, overwriting every entry: rows 0..num_points-1 are the points, the last row
-        is the extra node."""
+        is the extra node. The core writes them straight into `out`."""
+        self._core.encode(out)
 
-    @abstractmethod
     def copy(self: G) -> G:
         """An independent copy with the same position and history."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._core = self._core.clone()
+        other._moves = self._moves.copy()
+        other._colors = self._colors.copy()
+        return other
 
     # -- tactics the rules make exact (the search's depth-1 and depth-2 knowledge) ---------------
     def winning_moves(self) -> list[int]:
         """Moves that end the game at once with a win for the side to move, as far as the rules
         make that cheap to know. The search scores such a position as won without asking the
-        network and plays the move at the root. The default knows none."""
-        return []
+        network and plays the move at the root."""
+        return self._core.winning_moves()
 
     def forced_moves(self) -> list[int] | None:
         """When the opponent threatens to win on its next move: the moves that stop every such
         threat (an empty list: none can, the position is lost). None when there is no threat or
         the game cannot tell cheaply; the search then considers every legal move."""
-        return None
+        return self._core.forced_moves()
 
     # -- conveniences shared by every game ------------------------------------------------------
     def outcome_for(self, color: int) -> float:

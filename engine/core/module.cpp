@@ -1,0 +1,116 @@
+// The Python module saz.engine._core: the Position interface every game shares, perft, and each
+// game's and the tree's own bindings (bound in their translation units).
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/tuple.h>
+
+#include <optional>
+#include <tuple>
+
+#include "bindings.hpp"
+
+namespace saz {
+namespace {
+
+// Raise the Python GameError subclass (engine/games/errors.py) that matches a C++ rule error.
+void translate_errors(const std::exception_ptr& p, void*) {
+  nb::module_ errors = nb::module_::import_("saz.engine.games.errors");
+  try {
+    std::rethrow_exception(p);
+  } catch (const IllegalMove& e) {
+    nb::object err = errors.attr("IllegalMoveError")(e.move, e.reason);
+    PyErr_SetObject(err.type().ptr(), err.ptr());
+  } catch (const UndoError& e) {
+    PyErr_SetString(errors.attr("UndoError").ptr(), e.what());
+  } catch (const UnsupportedSize& e) {
+    PyErr_SetString(errors.attr("UnsupportedSizeError").ptr(), e.what());
+  } catch (const UnsupportedRule& e) {
+    PyErr_SetString(errors.attr("UnsupportedRuleError").ptr(), e.what());
+  } catch (const GameError& e) {
+    PyErr_SetString(errors.attr("GameError").ptr(), e.what());
+  }
+}
+
+using FloatRows = nb::ndarray<float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+void check_rows(const Position& pos, const FloatRows& out) {
+  if (out.shape(0) != static_cast<size_t>(pos.num_nodes()) ||
+      out.shape(1) != static_cast<size_t>(pos.num_features()))
+    throw nb::value_error("encode needs a float32 C-contiguous array [num_nodes, num_features]");
+}
+
+}  // namespace
+}  // namespace saz
+
+NB_MODULE(_core, m) {
+  using namespace saz;
+  m.doc() = "saz's compiled core: the rules, Zobrist hashing, feature encoding and search tree.";
+  nb::register_exception_translator(translate_errors);
+
+  nb::class_<Position>(m, "Position",
+                       "A position and its history under one game's rules (see position.hpp).")
+      .def_prop_ro("width", &Position::width)
+      .def_prop_ro("height", &Position::height)
+      .def_prop_ro("num_points", &Position::num_points)
+      .def_prop_ro("num_features", &Position::num_features)
+      .def_prop_ro("to_move", &Position::to_move)
+      .def_prop_ro("hash", &Position::hash)
+      .def_prop_ro("ply", &Position::ply)
+      .def("board",
+           [](const Position& p) {
+             auto* data = new int8_t[p.num_points()];
+             p.board(data);
+             nb::capsule owner(data, [](void* q) noexcept { delete[] static_cast<int8_t*>(q); });
+             return nb::ndarray<nb::numpy, int8_t, nb::ndim<1>>(
+                 data, {static_cast<size_t>(p.num_points())}, owner);
+           },
+           "Stones per point as a new int8 array (BLACK 1, WHITE -1, EMPTY 0).")
+      .def("legal_moves",
+           [](const Position& p) {
+             Moves moves;
+             p.legal_moves(moves);
+             return to_numpy(moves);
+           })
+      .def("is_legal", &Position::is_legal, nb::arg("move"))
+      .def("play", &Position::play, nb::arg("move"))
+      .def("undo", &Position::undo)
+      .def("switch_turn", &Position::switch_turn)
+      .def("is_over", &Position::is_over)
+      .def("winner", &Position::winner)
+      .def("winning_moves",
+           [](const Position& p) {
+             Moves moves;
+             p.winning_moves(moves);
+             return std::vector<int>(moves.begin(), moves.end());
+           })
+      .def("forced_moves",
+           [](const Position& p) -> std::optional<std::vector<int>> {
+             Moves moves;
+             if (!p.forced_moves(moves)) return std::nullopt;
+             return std::vector<int>(moves.begin(), moves.end());
+           })
+      .def("encode",
+           [](const Position& p, FloatRows out) {
+             check_rows(p, out);
+             p.encode(out.data());
+           },
+           nb::arg("out"))
+      .def("clone", &Position::clone)
+      .def("perft",
+           [](Position& p, int depth) {
+             uint64_t plays = 0, leaves;
+             {
+               nb::gil_scoped_release release;
+               leaves = perft(p, depth, plays);
+             }
+             return std::make_tuple(leaves, plays);
+           },
+           nb::arg("depth"), "(leaves, moves played) `depth` plies below; the position is restored.");
+
+  bind_othello(m);
+  bind_gomoku(m);
+  bind_go(m);
+  bind_tree(m);
+}

@@ -1,0 +1,116 @@
+// The one game interface of the compiled core: what the search tree, perft and the Python `Game`
+// layer need from a position. Each game (othello.cpp, gomoku.cpp, go.cpp) implements it.
+//
+// Conventions (the same as the Python layer, DESIGN.md): a move is a point index y * width + x,
+// and width * height is the pass (Go; Othello's forced pass), which is also the graph's extra
+// node. Colours are BLACK = 1 and WHITE = -1. `play` then `undo` restores the position exactly,
+// side to move and hash included, so a caller may walk a line and back on one object.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace saz {
+
+constexpr int BLACK = 1;
+constexpr int WHITE = -1;
+constexpr int EMPTY = 0;
+constexpr int DRAW = 0;
+
+using Moves = std::vector<int32_t>;
+
+// The errors the rules raise; the bindings turn them into the Python GameError subclasses of
+// engine/games/errors.py, so a protocol answers them in its own form.
+struct GameError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct IllegalMove : GameError {
+  IllegalMove(int move, const std::string& reason)
+      : GameError("illegal move " + std::to_string(move) + ": " + reason), move(move),
+        reason(reason) {}
+  int move;
+  std::string reason;
+};
+struct UndoError : GameError {
+  using GameError::GameError;
+};
+struct UnsupportedSize : GameError {
+  using GameError::GameError;
+};
+struct UnsupportedRule : GameError {
+  using GameError::GameError;
+};
+
+// Fixed pseudo-random 64-bit keys, the same in every process (splitmix64 of a fixed seed, the
+// game's tag and the index), so hashes can be compared across runs and in tests.
+uint64_t zobrist_key(uint64_t game_tag, uint64_t index);
+
+class Position {
+ public:
+  Position(int width, int height) : width_(width), height_(height) {}
+  virtual ~Position() = default;
+
+  // An independent copy, history included.
+  virtual std::unique_ptr<Position> clone() const = 0;
+
+  int width() const { return width_; }
+  int height() const { return height_; }
+  int num_points() const { return width_ * height_; }
+  int pass_move() const { return width_ * height_; }
+  int num_nodes() const { return width_ * height_ + 1; }
+
+  // Feature planes `encode` writes per node: the network's input width.
+  virtual int num_features() const = 0;
+  // BLACK or WHITE.
+  virtual int to_move() const = 0;
+  // Zobrist hash of the position, side to move included.
+  virtual uint64_t hash() const = 0;
+  // Moves played since the start position (the history `undo` walks back).
+  virtual int ply() const = 0;
+  // Stones per point into out[num_points]: BLACK, WHITE or EMPTY.
+  virtual void board(int8_t* out) const = 0;
+
+  // The moves the side to move may choose from, ascending (empty once the game is over).
+  virtual void legal_moves(Moves& out) const = 0;
+  // Whether `play(move)` would accept `move` now (never throws).
+  virtual bool is_legal(int move) const = 0;
+  // Play `move` for the side to move; IllegalMove leaves the position unchanged.
+  virtual void play(int move) = 0;
+  // Take back the last move exactly (side to move and hash as they were); UndoError if none.
+  virtual void undo() = 0;
+  // Give the move to the other colour without a move (not recorded in the history; `undo`
+  // restores the state saved by the last `play`, whatever the turn is now).
+  virtual void switch_turn() = 0;
+
+  virtual bool is_over() const = 0;
+  // BLACK, WHITE or DRAW; only meaningful once `is_over()`.
+  virtual int winner() const = 0;
+
+  // Moves that end the game at once with a win for the side to move, as far as the rules make
+  // that cheap to know (the search then scores the position as won). Default: none known.
+  virtual void winning_moves(Moves& out) const { out.clear(); }
+  // When the opponent threatens to win on its next move: true, with `out` the moves that stop
+  // every threat (empty: none can, the position is lost). False when there is no threat or the
+  // game cannot tell cheaply: the search then considers every legal move.
+  virtual bool forced_moves(Moves& out) const {
+    out.clear();
+    return false;
+  }
+
+  // Node features [num_nodes, num_features] row-major from the side to move's view, every entry
+  // overwritten: rows 0..num_points-1 are the points, the last row is the extra node.
+  virtual void encode(float* out) const = 0;
+
+ protected:
+  int width_;
+  int height_;
+};
+
+// Leaves `depth` plies below `pos` (restored before returning); `plays` counts the moves
+// actually played (the last ply is counted in bulk, as perft does).
+uint64_t perft(Position& pos, int depth, uint64_t& plays);
+
+}  // namespace saz
