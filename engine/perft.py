@@ -1,7 +1,8 @@
 """Perft: the number of leaf positions of the move tree after a given number of plies.
 
 Perft checks move generation against published counts (Othello 8x8) and measures its speed, the
-hot path under every search. Passes count as plies where the game has them; a position whose game
+hot path under every search. It walks the tree in the compiled core (`engine/core/`), so it
+measures the rules the search runs, not the Python layer over them. Passes count as plies where the game has them; a position whose game
 is over has no children, so a line that ends early contributes no leaf. The last ply is counted
 in bulk (the number of legal moves) rather than played, as is usual for perft.
 """
@@ -24,20 +25,12 @@ class PerftCounter:
 
 
 def perft(game: Game, depth: int, counter: PerftCounter | None = None) -> int:
-    """Leaf positions `depth` plies below `game` (which is restored before returning)."""
-    if depth <= 0:
-        return 1
-    moves = game.legal_moves()
-    if depth == 1:
-        return len(moves)
+    """Leaf positions `depth` plies below `game` (which is restored before returning). The
+    walk runs in the compiled core, without the GIL."""
+    leaves, plays = game._core.perft(depth)
     if counter is not None:
-        counter.plays += len(moves)
-    total = 0
-    for move in moves.tolist():
-        game.play(move)
-        total += perft(game, depth - 1, counter)
-        game.undo()
-    return total
+        counter.plays += plays
+    return int(leaves)
 
 
 def divide(game: Game, depth: int, counter: PerftCounter | None = None) -> dict[int, int]:
