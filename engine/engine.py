@@ -30,7 +30,7 @@ from saz.engine.search.clock import (
     TimeManager,
     expected_moves_left,
 )
-from saz.engine.search.mcts import MCTS, SearchLimits, SearchResult, node_bytes
+from saz.engine.search.mcts import MCTS, SearchLimits, SearchResult
 from saz.engine.search.options import SearchOptions
 
 #: The board each game starts on until a front-end asks for another.
@@ -229,16 +229,15 @@ class Engine:
     def set_memory_limit(self, limit: int | None) -> None:
         """Keep the process within `limit` bytes (None: no limit), from the next search on.
 
-        The search tree is what grows: each search, genmove and pondering alike, caps its nodes
-        to what the memory left under the limit holds (`MCTS.node_cap`) and stops there with its
-        best move. What a node costs is measured now for the current board, off the clock."""
+        The search tree is what grows: each search, genmove and pondering alike, gives its tree
+        the bytes the limit leaves (`MCTS.tree_budget`) and stops growing it there, answering
+        with its best move."""
         options = replace(self.config.search, memory_limit=limit)  # ValueError if not > 0
         self.halt()
         self.config = replace(self.config, search=options)
         for search in self._searches.values():
             if isinstance(search, MCTS):
                 search.options = replace(search.options, memory_limit=limit)
-        self.prepare_search()
 
     def set_threads(self, threads: int | None) -> None:
         """Evaluate the network with `threads` threads (None: the evaluator's default). A network
@@ -253,13 +252,6 @@ class Engine:
             if set_threads is not None:
                 set_threads(threads)
         self.config = replace(self.config, threads=threads)
-
-    def prepare_search(self) -> None:
-        """Do now the one-off work the first search of this board would otherwise do on the
-        clock: under a memory limit, measuring what a tree node costs (`mcts.node_bytes`).
-        Front-ends call it when a game is set up, which controllers do not time."""
-        if self.memory_limit is not None and self.config.player is None:
-            node_bytes(self.game)
 
     # -- internals -------------------------------------------------------------------------------
     def _default_control(self) -> TimeControl:

@@ -80,16 +80,18 @@ def test_ponder_runs_until_the_next_command_and_is_reused(tiny_model) -> None:
     engine.genmove()
     assert engine.searching_in_background
     search = engine._searcher()
-    pondered = search.root
+    tree = search._tree
     deadline = time.monotonic() + 30  # a loaded machine ponders slowly; wait for the visits
-    while time.monotonic() < deadline and max((c.n for c in pondered.children), default=0) <= 30:
+    while time.monotonic() < deadline and max((c[1] for c in tree.root_children()),
+                                              default=0) <= 30:
         time.sleep(0.05)
-    reply = max(pondered.children, key=lambda c: c.n)
-    engine.play(reply.move)  # halts the ponder
+    reply, visits, _, _ = max(tree.root_children(), key=lambda c: c[1])
+    engine.play(reply)  # halts the ponder
     assert not engine.searching_in_background
-    assert reply.n > 30  # pondering went well past the visit limit of a move
-    engine.think()
-    assert search.root is reply
+    assert visits > 30  # pondering went well past the visit limit of a move
+    result = engine.think()
+    # The pondered reply's subtree became the root: the move kept its visits.
+    assert result.root_visits >= visits and result.stats.playouts < visits
 
 
 def test_analysis_reports_until_stopped(tiny_model) -> None:

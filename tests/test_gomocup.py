@@ -28,12 +28,9 @@ from saz.engine.search.clock import Gomocup, TimeManager
 from saz.engine.search.memory import resident_bytes
 from saz.engine.search.mcts import (
     MEMORY_HEADROOM,
-    NODE_BYTES_MARGIN,
-    SETTLED_DESCENTS,
     MoveInfo,
     SearchResult,
     SearchStats,
-    node_bytes,
 )
 from saz.engine.search.options import SearchOptions
 from saz.protocol.gomocup import (
@@ -315,14 +312,14 @@ def test_info_thread_num_applies_to_the_network_loaded_at_start(model: Path,
     session.send("START 15")
     assert evaluator_threads(session) == 1
     session.send("TURN 7,7")
-    tree = session.engine._searches["gomoku"].root  # type: ignore[union-attr]
+    tree = session.engine._searches["gomoku"]._tree  # type: ignore[union-attr]
     session.send("INFO thread_num 2")
     assert evaluator_threads(session) == 2 and session.engine.config.threads == 2
     session.send("INFO thread_num 100000")
     assert evaluator_threads(session) == 2
     session.send("INFO thread_num 1")
     assert evaluator_threads(session) == 1
-    assert session.engine._searches["gomoku"].root is tree  # type: ignore[union-attr]
+    assert session.engine._searches["gomoku"]._tree is tree  # type: ignore[union-attr]
     assert session.send("ABOUT")[0].startswith("name=")  # no MESSAGE: nothing was refused
     assert MOVE.fullmatch(session.send("TURN 6,6")[-1])
 
@@ -333,31 +330,31 @@ def limit_leaving(spare: int) -> int:
 
 
 def test_info_max_memory_bounds_the_search_tree(session: Session) -> None:
-    """The limit reaches the engine and the search, whose node cap follows the memory left
+    """The limit reaches the engine and the search, whose tree budget follows the memory left
     under it; 0 lifts it."""
     session.send("START 15")
     session.send("TURN 7,7")
     search = session.engine._searches["gomoku"]
-    assert search.node_cap == SearchOptions().max_nodes  # type: ignore[union-attr]
+    assert search.tree_budget == SearchOptions().max_tree_bytes  # type: ignore[union-attr]
     spare = 64 * 2**20
     limit = limit_leaving(spare)
     assert session.send(f"INFO max_memory {limit}") == []
     assert session.engine.memory_limit == limit
     assert search.options.memory_limit == limit  # type: ignore[union-attr]
-    nodes_before = search._nodes  # type: ignore[union-attr]
+    held = search.tree_bytes  # type: ignore[union-attr]
     session.send("TURN 6,6")
-    # The spare bytes at what a node costs with its margin: give or take what the process
-    # allocated since (a few MiB).
-    expected = nodes_before + spare / (node_bytes(session.engine.game) * NODE_BYTES_MARGIN)
-    assert 0.8 * expected < search.node_cap < 1.05 * expected  # type: ignore[union-attr]
+    # The spare bytes plus the tree already held, give or take what the process allocated
+    # since (a few MiB).
+    expected = held + spare
+    assert 0.8 * expected < search.tree_budget < 1.05 * expected  # type: ignore[union-attr]
     session.send("INFO max_memory 0")
     assert session.engine.memory_limit is None
     session.send("TURN 5,5")
-    assert search.node_cap == SearchOptions().max_nodes  # type: ignore[union-attr]
+    assert search.tree_budget == SearchOptions().max_tree_bytes  # type: ignore[union-attr]
 
 
-def test_a_search_under_a_memory_limit_stops_at_its_node_cap(model: Path) -> None:
-    """However long the turn, the tree stops growing at the cap, and the move is answered."""
+def test_a_search_under_a_memory_limit_stops_at_its_budget(model: Path) -> None:
+    """However long the turn, the tree stops growing at its budget, and the move is answered."""
     session = make_session(model, visits=None)
     session.send("START 15")
     session.send(f"INFO max_memory {limit_leaving(8 * 2**20)}")
@@ -366,10 +363,10 @@ def test_a_search_under_a_memory_limit_stops_at_its_node_cap(model: Path) -> Non
     answer = session.send("BEGIN")
     search = session.engine._searches["gomoku"]
     assert MOVE.fullmatch(answer[-1])
-    cap = search.node_cap  # type: ignore[union-attr]
-    assert 100 < cap < 8 * 2**20 / node_bytes(session.engine.game)
-    # It stopped at the cap (give or take the two batches in flight), long before its time.
-    assert cap <= search._nodes <= cap + 2 * 4 * SETTLED_DESCENTS  # type: ignore[union-attr]
+    budget = search.tree_budget  # type: ignore[union-attr]
+    assert 2**20 < budget < 9 * 2**20
+    # It filled its budget and stopped there, long before its time.
+    assert budget - 2 * 2**20 < search.tree_bytes <= budget  # type: ignore[union-attr]
     assert time.monotonic() - started < 30
 
 

@@ -13,7 +13,6 @@ from saz.engine.games.base import Game
 from saz.engine.graph import GraphLayout
 from saz.engine.search.mcts import MCTS, SearchLimits, choose_move
 from saz.engine.search.options import SearchOptions, SubgraphSampling
-from saz.engine.search.tree import Node
 
 
 class FakeNet:
@@ -39,17 +38,10 @@ class FakeNet:
         return log_policy.astype(np.float32), values
 
 
-def check_tree(node: Node) -> None:
+def check_tree(search: MCTS) -> None:
     """Every expanded node's visits are its own evaluation plus its children's; no virtual loss
-    is left behind."""
-    if node.terminal is None and node.expanded:
-        assert node.n == 1 + sum(c.n for c in node.children), node.n
-        assert node.tried == len(node.children)
-        untried = node.priors[node.tried:]
-        assert untried == sorted(untried, reverse=True)
-    assert node.n >= 0
-    for child in node.children:
-        check_tree(child)
+    is left behind; untried moves stay in descending order of prior (the core checks it)."""
+    assert search._tree.validate() == ""
 
 
 def gomoku_from(rows: list[str]) -> Game:
@@ -72,11 +64,9 @@ def test_visits_add_up(game_name: str, size: int, pipeline: bool) -> None:
     game = new_game(game_name, size)
     search = MCTS(FakeNet(), SearchOptions(batch_size=8, pipeline=pipeline, seed=1))
     result = search.search(game, SearchLimits(visits=400, early_stop=False))
-    root = search.root
-    assert root is not None
-    check_tree(root)
-    assert 400 <= root.n < 400 + 8
-    assert sum(m.visits for m in result.moves) == root.n - 1
+    check_tree(search)
+    assert 400 <= result.root_visits < 400 + 8
+    assert sum(m.visits for m in result.moves) == result.root_visits - 1
     assert result.best_move == result.moves[0].move
     assert game.is_legal(result.best_move)
     assert len(game.moves) == 0  # the caller's game is untouched
@@ -100,14 +90,13 @@ def test_tree_is_reused_after_two_moves() -> None:
     game.play(first.best_move)
     reply = first.moves[0].pv[1]
     game.play(reply)
-    old_root = search.root
-    grandchild = old_root.children[old_root.child_index(first.best_move)]
-    grandchild = grandchild.children[grandchild.child_index(reply)]
-    kept = grandchild.n
+    kept = search._tree.visits_at([first.best_move, reply])
     assert kept > 0
-    search.search(game, SearchLimits(visits=kept + 50, early_stop=False))
-    assert search.root is grandchild
-    check_tree(search.root)
+    second = search.search(game, SearchLimits(visits=kept + 50, early_stop=False))
+    # The grandchild became the root: its visits carried over, and only ~50 were added.
+    assert second.root_visits >= kept + 50
+    assert second.stats.playouts < 50 + 4
+    check_tree(search)
 
 
 def test_changed_position_gets_a_fresh_tree() -> None:
@@ -119,8 +108,8 @@ def test_changed_position_gets_a_fresh_tree() -> None:
     other.play(80)
     other.play(1)
     search.search(other, SearchLimits(visits=50, early_stop=False))
-    assert search.root.game.moves == [0, 80, 1]
-    assert search.root.n < 60
+    assert search._root.moves == [0, 80, 1]
+    assert search._tree.root_visits < 60
 
 
 def test_stop_ends_an_unlimited_search() -> None:
@@ -285,14 +274,14 @@ def test_subgraph_sampling_sends_masked_copies() -> None:
     assert windows[:, -1].all()  # the extra node stays
     assert (windows[:, :-1].sum(axis=1) < 144).all()
     assert (windows[:, :-1].sum(axis=1) >= 36).all()
-    check_tree(search.root)
+    check_tree(search)
 
 
 def test_root_noise_is_seeded_and_keeps_a_distribution() -> None:
     def root_priors(seed: int) -> list[float]:
         search = MCTS(FakeNet(), SearchOptions(dirichlet_epsilon=0.25, seed=seed))
         search.search(new_game("gomoku", 9), SearchLimits(visits=20, early_stop=False))
-        return search.root.priors
+        return search._tree.root_edges()[1]
 
     a, b, c = root_priors(7), root_priors(7), root_priors(8)
     assert a == b and a != c
@@ -325,14 +314,12 @@ def test_lockstep_drives_many_trees_with_one_network_call_per_step() -> None:
         assert search.begin(game) is None
     steps = 0
     while min(s.result().root_visits for s in searches) < 200:
-        positions, owners = [], []
+        rows, owners = [], []
         for search in searches:
-            batch = search.gather(8)
-            positions += batch
+            batch = search.gather(8)  # the leaves, encoded by the core
+            rows.append(batch.copy())
             owners.append(len(batch))
-        x = np.stack([np.zeros((p.num_nodes, p.num_features()), np.float32) for p in positions])
-        for i, p in enumerate(positions):
-            p.encode(x[i])
+        x = np.concatenate(rows)
         log_policy, values = net.run(x, None)
         start = 0
         for search, count in zip(searches, owners):
@@ -341,7 +328,7 @@ def test_lockstep_drives_many_trees_with_one_network_call_per_step() -> None:
         steps += 1
     assert len(net.calls) == steps
     for search, game in zip(searches, games):
-        check_tree(search.root)
+        check_tree(search)
         result = search.result()
         assert game.is_legal(result.best_move)
         assert sum(m.visits for m in result.moves) == result.root_visits - 1

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from saz.engine.games.base import Game
-from saz.engine.graph import GraphLayout, encode, layout
+from saz.engine.graph import GraphLayout
 from saz.engine.search.mcts import MCTS, PolicyValueNet, SearchResult
 from saz.engine.search.options import SearchOptions
 
@@ -41,8 +41,7 @@ class TreeSearch:
     @property
     def done(self) -> bool:
         """Whether the rules decided the move or the root has its visits."""
-        root = self.mcts.root
-        return self._decided is not None or (root is not None and root.n >= self.visits)
+        return self._decided is not None or self.mcts.root_visits >= self.visits
 
     def result(self) -> SearchResult:
         return self._decided if self._decided is not None else self.mcts.result()
@@ -67,26 +66,26 @@ class Lockstep:
     def step(self, searches: Sequence[TreeSearch]) -> int:
         """One round for every unfinished search: gather, evaluate, absorb. Returns the number of
         positions the network evaluated."""
-        groups: dict[tuple[int, int, int], list[tuple[MCTS, list[Game]]]] = {}
+        groups: dict[tuple[int, int, int], list[tuple[MCTS, np.ndarray]]] = {}
         for search in searches:
             if search.done:
                 continue
-            games = search.mcts.gather(self.leaves_per_search)
-            if games:  # none when every descent ended in a position the rules decide
-                first = games[0]
-                key = (id(search.mcts.evaluator), first.width, first.height)
-                groups.setdefault(key, []).append((search.mcts, games))
+            rows = search.mcts.gather(self.leaves_per_search)
+            if len(rows):  # none when every descent ended in a position the rules decide
+                lay = search.mcts.layout
+                key = (id(search.mcts.evaluator), lay.width, lay.height)
+                groups.setdefault(key, []).append((search.mcts, rows))
         evaluated = 0
         for members in groups.values():
             evaluated += self._evaluate(members)
         return evaluated
 
-    def _evaluate(self, members: list[tuple[MCTS, list[Game]]]) -> int:
+    def _evaluate(self, members: list[tuple[MCTS, np.ndarray]]) -> int:
         """Evaluate one (network, size) group in calls of at most `max_batch` rows; a search's
         leaves never straddle two calls."""
         evaluator = members[0][0].evaluator
-        first = members[0][1][0]
-        lay = layout(first.width, first.height)
+        lay = members[0][0].layout
+        features = members[0][1].shape[2]
         start = 0
         while start < len(members):
             stop, rows = start, 0
@@ -95,16 +94,19 @@ class Lockstep:
                 rows += len(members[stop][1])
                 stop += 1
             chunk = members[start:stop]
-            x = encode([g for _, games in chunk for g in games],
-                       out=self._buffer(lay, first.num_features(), rows))
+            x = self._buffer(lay, features, rows)[:rows]
+            offset = 0
+            for _, leaves in chunk:  # each search encoded its leaves in the core already
+                x[offset:offset + len(leaves)] = leaves
+                offset += len(leaves)
             log_policy, values = evaluator.run(x, lay)
             offset = 0
-            for mcts, games in chunk:
-                n = len(games)
+            for mcts, leaves in chunk:
+                n = len(leaves)
                 mcts.absorb(log_policy[offset:offset + n], values[offset:offset + n])
                 offset += n
             start = stop
-        return sum(len(games) for _, games in members)
+        return sum(len(leaves) for _, leaves in members)
 
     def _buffer(self, lay: GraphLayout, features: int, rows: int) -> np.ndarray:
         buf = self._buffers.get((lay.num_nodes, features))

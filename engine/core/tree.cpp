@@ -1,6 +1,505 @@
-// Placeholder until the tree part of the core lands.
+#include "tree.hpp"
+
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <thread>
+
 #include "bindings.hpp"
 
 namespace saz {
-void bind_tree(nb::module_& m) {}
+
+enum : uint8_t { OPEN = 0, PENDING = 1, SETTLED = 2 };
+
+// -- building -------------------------------------------------------------------------------------
+
+void Tree::reset(const Position& pos) {
+  batches_.clear();
+  nodes_.clear();
+  edges_.clear();
+  root_pos_ = pos.clone();
+  scratch_ = pos.clone();
+  root_ = new_node();
+  full_ = false;
+}
+
+int32_t Tree::new_node() {
+  int32_t i = int32_t(nodes_.alloc(1));
+  nodes_[i] = Node();
+  return i;
+}
+
+bool Tree::advance(const std::vector<int32_t>& moves, const Position& pos) {
+  if (!root_pos_ || !batches_.empty()) return false;
+  int32_t at = root_;
+  for (int32_t move : moves) {
+    const Node& nd = node(at);
+    int32_t next = -1;
+    for (int i = 0; i < nd.tried; ++i) {
+      const Edge& e = edges_[nd.edges + i];
+      if (e.move == move) next = e.child;
+    }
+    if (next < 0) return false;
+    at = next;
+  }
+  if (at != root_) {
+    Chunks<Node, 15> nodes;
+    Chunks<Edge, 16> edges;
+    copy_subtree(at, nodes, edges);
+    nodes_.swap(nodes);
+    edges_.swap(edges);
+    root_ = 0;
+    // Free the discarded tree off the search's clock: a large tree is thousands of chunks.
+    std::thread([n = std::move(nodes), e = std::move(edges)]() mutable {
+      n.clear();
+      e.clear();
+    }).detach();
+  }
+  Node& root = node(root_);
+  if (root.state == SETTLED) root.state = OPEN;  // a proven result is still a position to move from
+  root_pos_ = pos.clone();
+  scratch_ = pos.clone();
+  full_ = false;
+  return true;
+}
+
+void Tree::copy_subtree(int32_t from, Chunks<Node, 15>& nodes, Chunks<Edge, 16>& edges) const {
+  // Breadth-first: copy each node, then give it a fresh edge block whose children point into
+  // the new arrays. `map` pairs an old node with its new index.
+  std::vector<std::pair<int32_t, int32_t>> queue;
+  int32_t root = int32_t(nodes.alloc(1));
+  nodes[root] = node(from);
+  queue.emplace_back(from, root);
+  for (size_t q = 0; q < queue.size(); ++q) {
+    auto [old_i, new_i] = queue[q];
+    const Node& old_n = node(old_i);
+    if (old_n.edges < 0) continue;
+    int32_t block = int32_t(edges.alloc(old_n.num_edges));
+    nodes[new_i].edges = block;
+    for (int k = 0; k < old_n.num_edges; ++k) {
+      Edge e = edges_[old_n.edges + k];
+      if (e.child >= 0) {
+        int32_t c = int32_t(nodes.alloc(1));
+        nodes[c] = node(e.child);
+        queue.emplace_back(e.child, c);
+        e.child = c;
+      }
+      edges[block + k] = e;
+    }
+  }
+}
+
+// -- descending -----------------------------------------------------------------------------------
+
+int Tree::select(const Node& parent) const {
+  // PUCT over the tried prefix and the first untried edge (the best unvisited one, see the
+  // header). A child whose side to move is proven to win (SETTLED at +1) is a proven loss for
+  // the parent: another visit could only confirm it, so it is skipped unless all are.
+  const int tried = parent.tried;
+  const int n_parent = parent.n;
+  const double c_sqrt = options_.c_puct * std::sqrt(double(n_parent > 0 ? n_parent : 1));
+  const double fpu = (n_parent ? -parent.w / n_parent : 0.0) - options_.fpu_reduction;
+  int best_i = -1;
+  double best = -1e300;
+  if (tried < parent.num_edges) {
+    best_i = tried;
+    best = fpu + c_sqrt * edges_[parent.edges + tried].prior;
+  }
+  for (int i = 0; i < tried; ++i) {
+    const Edge& e = edges_[parent.edges + i];
+    const Node& child = node(e.child);
+    if (child.state == SETTLED && child.exact == 1.0f) continue;
+    const int n = child.n;
+    double score = (n ? child.w / n : fpu) + c_sqrt * e.prior / (1 + n);
+    if (score > best) {
+      best = score;
+      best_i = i;
+    }
+  }
+  return best_i >= 0 ? best_i : 0;
+}
+
+bool Tree::room_for_leaf(int64_t edges) const {
+  if (nodes_.size() + 1 > options_.max_nodes) return false;
+  int64_t extra = (nodes_.needs_chunk(1) ? nodes_.kBytes : 0) +
+                  (edges_.needs_chunk(edges) ? edges_.kBytes : 0);
+  return extra == 0 || bytes() + extra <= options_.max_bytes;
+}
+
+void Tree::settle(Node& leaf, Position& pos) {
+  // The rules' exact knowledge of a new node: the game is over, the side to move wins at once,
+  // or it is lost because no move stops the opponent's win.
+  if (pos.is_over()) {
+    int w = pos.winner();
+    leaf.state = SETTLED;
+    leaf.exact = w == DRAW ? 0.0f : (w == pos.to_move() ? 1.0f : -1.0f);
+    return;
+  }
+  pos.winning_moves(moves_buf_);
+  if (!moves_buf_.empty()) {
+    leaf.state = SETTLED;
+    leaf.exact = 1.0f;
+    return;
+  }
+  if (pos.forced_moves(moves_buf_) && moves_buf_.empty()) {
+    leaf.state = SETTLED;
+    leaf.exact = -1.0f;
+  }
+}
+
+void Tree::backup(const std::vector<int32_t>& path, double value, int vl) {
+  // `value` is from the leaf's side to move's view; a node's statistics are from the view of the
+  // player who moved into it.
+  double v = -value;
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    Node& nd = node(*it);
+    nd.n += 1 - vl;
+    nd.w += v + vl;
+    v = -v;
+  }
+}
+
+Collected Tree::collect(int max_leaves, int max_descents, float* x) {
+  Collected done;
+  full_ = false;
+  if (!root_pos_) return done;
+  const int vl = options_.virtual_loss;
+  const int64_t row = int64_t(root_pos_->num_nodes()) * root_pos_->num_features();
+  Position& pos = *scratch_;
+  Batch batch;
+  batch.offsets.push_back(0);
+  std::vector<int32_t> path;
+  for (int d = 0; d < max_descents && done.leaves < max_leaves; ++d) {
+    path.clear();
+    int32_t at = root_;
+    int played = 0;
+    bool created = false;
+    Node* nd = &node(at);
+    nd->n += vl;
+    nd->w -= vl;
+    path.push_back(at);
+    if (nd->edges < 0 && nd->state == OPEN) {
+      created = true;  // an unexpanded root is the first leaf
+    } else {
+      while (nd->state == OPEN && nd->edges >= 0) {
+        int i = select(*nd);
+        int32_t child;
+        int64_t edge_at = nd->edges + i;
+        if (i < nd->tried) {
+          child = edges_[edge_at].child;
+        } else {
+          if (!room_for_leaf(pos.num_nodes())) {
+            full_ = true;
+            break;
+          }
+          child = new_node();
+          nd = &node(at);  // the chunk table may have grown
+          edges_[edge_at].child = child;
+          nd->tried += 1;
+          created = true;
+        }
+        pos.play(edges_[edge_at].move);
+        ++played;
+        at = child;
+        nd = &node(at);
+        nd->n += vl;
+        nd->w -= vl;
+        path.push_back(at);
+        if (created) {
+          settle(*nd, pos);
+          break;
+        }
+      }
+    }
+    if (full_ && !created) {  // stopped for want of room: take the descent back
+      for (int32_t i : path) {
+        node(i).n -= vl;
+        node(i).w += vl;
+      }
+      for (int k = 0; k < played; ++k) pos.undo();
+      break;
+    }
+    if (nd->state == SETTLED) {
+      backup(path, nd->exact, vl);
+      ++done.settled;
+    } else if (created) {
+      // Candidates: the moves the rules force, when they name any, else every legal move.
+      if (!pos.forced_moves(moves_buf_) || moves_buf_.empty()) pos.legal_moves(moves_buf_);
+      nd->state = PENDING;
+      nd->edges = int32_t(edges_.alloc(int64_t(moves_buf_.size())));
+      nd->num_edges = uint16_t(moves_buf_.size());
+      batch.candidates.insert(batch.candidates.end(), moves_buf_.begin(), moves_buf_.end());
+      batch.offsets.push_back(int32_t(batch.candidates.size()));
+      pos.encode(x + row * done.leaves);
+      batch.paths.push_back(path);
+      ++done.leaves;
+    } else {  // the leaf already waits for the network in this or an earlier batch
+      for (int32_t i : path) {
+        node(i).n -= vl;
+        node(i).w += vl;
+      }
+      ++done.collisions;
+      for (int k = 0; k < played; ++k) pos.undo();
+      break;
+    }
+    for (int k = 0; k < played; ++k) pos.undo();
+    if (full_) break;
+  }
+  if (done.leaves) batches_.push_back(std::move(batch));
+  return done;
+}
+
+void Tree::absorb(const float* log_policy, const float* values, int group, float blend) {
+  if (batches_.empty()) throw std::logic_error("absorb without a collected batch");
+  Batch batch = std::move(batches_.front());
+  batches_.pop_front();
+  const int stride = root_pos_->num_nodes();
+  const int vl = options_.virtual_loss;
+  std::vector<double> priors, sub;
+  std::vector<int> order;
+  for (size_t j = 0; j < batch.paths.size(); ++j) {
+    Node& leaf = node(batch.paths[j].back());
+    const int32_t* cand = batch.candidates.data() + batch.offsets[j];
+    const int k = batch.offsets[j + 1] - batch.offsets[j];
+    const int64_t r = int64_t(j) * group;
+    // Softmax of the network's log-policy over the candidates, shifted by their maximum so that
+    // it stays exact when the network puts almost no mass on them.
+    auto softmax = [&](const float* lp, std::vector<double>& out) {
+      out.resize(k);
+      double top = -1e300;
+      for (int i = 0; i < k; ++i) top = std::max(top, double(lp[cand[i]]));
+      double total = 0.0;
+      for (int i = 0; i < k; ++i) total += out[i] = std::exp(double(lp[cand[i]]) - top);
+      for (int i = 0; i < k; ++i) out[i] /= total;
+    };
+    softmax(log_policy + r * stride, priors);
+    if (group > 1) {
+      std::vector<double> mean(k, 0.0);
+      for (int s = 1; s < group; ++s) {
+        softmax(log_policy + (r + s) * stride, sub);
+        for (int i = 0; i < k; ++i) mean[i] += sub[i];
+      }
+      for (int i = 0; i < k; ++i) priors[i] = (1.0 - blend) * priors[i] + blend * mean[i] / (group - 1);
+    }
+    order.resize(k);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return priors[a] > priors[b]; });
+    for (int i = 0; i < k; ++i)
+      edges_[leaf.edges + i] = Edge{cand[order[i]], float(priors[order[i]]), -1};
+    leaf.tried = 0;
+    leaf.state = OPEN;
+    backup(batch.paths[j], values[r], vl);
+  }
+}
+
+// -- the root -------------------------------------------------------------------------------------
+
+double Tree::root_value() const {
+  const Node& r = node(root_);
+  return r.n ? -r.w / r.n : 0.0;
+}
+
+std::vector<ChildStats> Tree::root_children() const {
+  std::vector<ChildStats> out;
+  const Node& r = node(root_);
+  for (int i = 0; i < r.tried; ++i) {
+    const Edge& e = edges_[r.edges + i];
+    const Node& c = node(e.child);
+    if (c.n <= 0) continue;
+    out.push_back(ChildStats{e.move, c.n, c.w / c.n, e.prior});
+  }
+  return out;
+}
+
+void Tree::root_edges(std::vector<int32_t>& moves, std::vector<float>& priors) const {
+  const Node& r = node(root_);
+  moves.clear();
+  priors.clear();
+  for (int i = 0; i < r.num_edges; ++i) {
+    moves.push_back(edges_[r.edges + i].move);
+    priors.push_back(edges_[r.edges + i].prior);
+  }
+}
+
+void Tree::set_root_priors(const std::vector<float>& priors) {
+  Node& r = node(root_);
+  if (int(priors.size()) != r.num_edges) throw std::invalid_argument("one prior per root edge");
+  for (int i = 0; i < r.num_edges; ++i) edges_[r.edges + i].prior = priors[i];
+  // The untried edges back in descending order of prior (stable: ties keep their order).
+  std::vector<Edge> rest;
+  for (int i = r.tried; i < r.num_edges; ++i) rest.push_back(edges_[r.edges + i]);
+  std::stable_sort(rest.begin(), rest.end(),
+                   [](const Edge& a, const Edge& b) { return a.prior > b.prior; });
+  for (size_t i = 0; i < rest.size(); ++i) edges_[r.edges + r.tried + i] = rest[i];
+}
+
+void Tree::restrict_root(const std::vector<int32_t>& allowed) {
+  Node& r = node(root_);
+  if (r.edges < 0 || r.tried > 0) return;
+  std::vector<Edge> kept;
+  double total = 0.0;
+  for (int i = 0; i < r.num_edges; ++i) {
+    const Edge& e = edges_[r.edges + i];
+    if (std::find(allowed.begin(), allowed.end(), e.move) != allowed.end()) {
+      kept.push_back(e);
+      total += e.prior;
+    }
+  }
+  if (kept.empty()) return;  // the rules forced other moves: keep them rather than have none
+  for (size_t i = 0; i < kept.size(); ++i) {
+    kept[i].prior = total > 0 ? float(kept[i].prior / total) : 1.0f / kept.size();
+    edges_[r.edges + i] = kept[i];
+  }
+  r.num_edges = uint16_t(kept.size());
+}
+
+std::vector<int32_t> Tree::principal_variation(int32_t move, int limit) const {
+  std::vector<int32_t> line;
+  const Node& r = node(root_);
+  int32_t at = -1;
+  for (int i = 0; i < r.tried; ++i)
+    if (edges_[r.edges + i].move == move) at = edges_[r.edges + i].child;
+  while (at >= 0 && int(line.size()) < limit) {
+    const Node& nd = node(at);
+    int32_t best = -1, best_move = -1, best_n = 0;
+    for (int i = 0; i < nd.tried; ++i) {
+      const Edge& e = edges_[nd.edges + i];
+      if (node(e.child).n > best_n) {
+        best_n = node(e.child).n;
+        best = e.child;
+        best_move = e.move;
+      }
+    }
+    if (best < 0) break;
+    line.push_back(best_move);
+    at = best;
+  }
+  return line;
+}
+
+int32_t Tree::visits_at(const std::vector<int32_t>& moves) const {
+  int32_t at = root_;
+  for (int32_t move : moves) {
+    const Node& nd = node(at);
+    int32_t next = -1;
+    for (int i = 0; i < nd.tried; ++i)
+      if (edges_[nd.edges + i].move == move) next = edges_[nd.edges + i].child;
+    if (next < 0) return -1;
+    at = next;
+  }
+  return node(at).n;
+}
+
+std::string Tree::validate() const {
+  if (!root_pos_) return "";
+  std::vector<int32_t> stack{root_};
+  while (!stack.empty()) {
+    int32_t at = stack.back();
+    stack.pop_back();
+    const Node& nd = node(at);
+    std::string where = "node " + std::to_string(at) + ": ";
+    if (nd.n < 0) return where + "negative visits";
+    if (nd.state == PENDING) return where + "still waits for the network";
+    if (nd.state != OPEN || nd.edges < 0) continue;
+    if (nd.tried > nd.num_edges) return where + "more tried edges than edges";
+    int64_t children = 0;
+    for (int i = 0; i < nd.num_edges; ++i) {
+      const Edge& e = edges_[nd.edges + i];
+      if ((i < nd.tried) != (e.child >= 0)) return where + "visited children are not a prefix";
+      if (i > nd.tried && e.prior > edges_[nd.edges + i - 1].prior)
+        return where + "untried moves are not in descending order of prior";
+      if (e.child >= 0) {
+        children += node(e.child).n;
+        stack.push_back(e.child);
+      }
+    }
+    if (nd.n != 1 + children)
+      return where + std::to_string(nd.n) + " visits, children " + std::to_string(children);
+  }
+  return "";
+}
+
+// -- bindings -------------------------------------------------------------------------------------
+
+using Batch3 = nb::ndarray<float, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
+using Rows2 = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using Values1 = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+void bind_tree(nb::module_& m) {
+  nb::class_<TreeOptions>(m, "TreeOptions", "The tree's search constants and limits.")
+      .def(nb::init<>())
+      .def_rw("c_puct", &TreeOptions::c_puct)
+      .def_rw("fpu_reduction", &TreeOptions::fpu_reduction)
+      .def_rw("virtual_loss", &TreeOptions::virtual_loss)
+      .def_rw("max_bytes", &TreeOptions::max_bytes)
+      .def_rw("max_nodes", &TreeOptions::max_nodes);
+
+  nb::class_<Tree>(m, "Tree", "The search tree as flat arrays with a byte budget (tree.hpp).")
+      .def(nb::init<const TreeOptions&>(), nb::arg("options"))
+      .def_prop_rw("options", &Tree::options, &Tree::set_options)
+      .def("reset", &Tree::reset, nb::arg("position"))
+      .def("advance", &Tree::advance, nb::arg("moves"), nb::arg("position"))
+      .def_prop_ro("has_root", &Tree::has_root)
+      .def(
+          "collect",
+          [](Tree& t, int max_leaves, int max_descents, Batch3 x) {
+            const Position* pos = t.root_position();
+            if (!pos) throw nb::value_error("the tree has no root: call reset() first");
+            if (x.shape(0) < size_t(max_leaves) || x.shape(1) != size_t(pos->num_nodes()) ||
+                x.shape(2) != size_t(pos->num_features()))
+              throw nb::value_error("collect needs x of shape [>= max_leaves, num_nodes, features]");
+            Collected c;
+            {
+              nb::gil_scoped_release release;
+              c = t.collect(max_leaves, max_descents, x.data());
+            }
+            return std::make_tuple(c.leaves, c.settled, c.collisions);
+          },
+          nb::arg("max_leaves"), nb::arg("max_descents"), nb::arg("x"),
+          "(leaves, settled, collisions): new leaves encoded into x[:leaves], as one batch.")
+      .def(
+          "absorb",
+          [](Tree& t, Rows2 log_policy, Values1 values, int group, float blend) {
+            if (log_policy.shape(0) != values.shape(0) ||
+                log_policy.shape(1) != size_t(t.root_position()->num_nodes()))
+              throw nb::value_error("absorb needs log_policy [rows, num_nodes] and values [rows]");
+            nb::gil_scoped_release release;
+            t.absorb(log_policy.data(), values.data(), group, blend);
+          },
+          nb::arg("log_policy"), nb::arg("values"), nb::arg("group") = 1, nb::arg("blend") = 0.0f)
+      .def_prop_ro("pending_batches", &Tree::pending_batches)
+      .def_prop_ro("root_expanded", &Tree::root_expanded)
+      .def_prop_ro("root_visits", &Tree::root_visits)
+      .def_prop_ro("root_value", &Tree::root_value)
+      .def("root_children",
+           [](const Tree& t) {
+             std::vector<std::tuple<int, int, double, float>> out;
+             for (const ChildStats& c : t.root_children())
+               out.emplace_back(c.move, c.visits, c.value, c.prior);
+             return out;
+           },
+           "[(move, visits, value for the root's side to move, prior)] of the visited moves.")
+      .def("root_edges",
+           [](const Tree& t) {
+             std::vector<int32_t> moves;
+             std::vector<float> priors;
+             t.root_edges(moves, priors);
+             return std::make_pair(moves, priors);
+           })
+      .def("set_root_priors", &Tree::set_root_priors, nb::arg("priors"))
+      .def("restrict_root", &Tree::restrict_root, nb::arg("allowed"))
+      .def("principal_variation", &Tree::principal_variation, nb::arg("move"),
+           nb::arg("limit") = 32)
+      .def("visits_at", &Tree::visits_at, nb::arg("moves"))
+      .def("validate", &Tree::validate)
+      .def_prop_ro("num_nodes", &Tree::num_nodes)
+      .def_prop_ro("bytes", &Tree::bytes)
+      .def_prop_ro("full", &Tree::full);
+}
+
 }  // namespace saz

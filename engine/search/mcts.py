@@ -7,6 +7,13 @@ that cannot be stopped) are scored exactly and never sent to the network. The tr
 between calls: searching a position that extends the previous root by a few moves reuses the
 subtree.
 
+The tree itself, its descents, expansions and back-ups run in the compiled core
+(`engine/core/tree.hpp`, `_core.Tree`) without the GIL, and it holds no positions: a leaf's
+position is replayed from the root's and encoded straight into the batch buffer. The tree has a
+byte budget (`SearchOptions.max_tree_bytes`, and less under a process memory limit); when it is
+reached the search stops growing it and answers from what it has. This module is the part a
+person tunes: the limits, pipelining with the network, noise, results.
+
 `MCTS` is driven by one thread at a time; `stop()` may be called from any thread and ends the
 running search at the next batch boundary (front-ends use it for pondering and analysis).
 """
@@ -23,30 +30,18 @@ from typing import Protocol
 
 import numpy as np
 
+from saz.engine import _core
 from saz.engine.games.base import Game
-from saz.engine.graph import GraphLayout, layout, move_priors
-from saz.engine.search.memory import allocated_by, resident_bytes
+from saz.engine.graph import GraphLayout, layout
+from saz.engine.search.memory import resident_bytes
 from saz.engine.search.options import SearchOptions
 from saz.engine.search.subgraph import window_masks
-from saz.engine.search.tree import (
-    Node,
-    add_virtual_loss,
-    backup,
-    principal_variation,
-    revert_virtual_loss,
-    select,
-)
 
 #: How many descents one batch may spend per leaf it asks for, counting those the rules settle.
 SETTLED_DESCENTS = 4
-#: Under a memory limit, the share of it the process may fill: the rest is for what the node
-#: cap does not count (the network's buffers, a batch in flight, the interpreter's own growth).
+#: Under a memory limit, the share of it the process may fill: the rest is for what the tree's
+#: budget does not count (the network's buffers, a batch in flight, the interpreter's growth).
 MEMORY_HEADROOM = 0.9
-#: A node's measured bytes (`node_bytes`) times this is what the cap reckons with: the allocator's
-#: own overhead and fragmentation, which tracemalloc does not see (measured: docs/PROTOCOLS.md).
-NODE_BYTES_MARGIN = 1.25
-#: Nodes made to measure what one costs.
-NODE_SAMPLES = 300
 
 
 class PolicyValueNet(Protocol):
@@ -156,11 +151,9 @@ class MCTS:
         self._now = now
         self.options = options or SearchOptions()
         self.rng = np.random.default_rng(self.options.seed)
-        self.root: Node | None = None
-        self._nodes = 0
-        #: The most nodes the last search (or the one running) may hold: `options.max_nodes`, or
-        #: fewer under `options.memory_limit` (see `_node_cap`).
-        self.node_cap = self.options.max_nodes
+        self._tree = _core.Tree(self._tree_options())
+        #: The position at the tree's root (None: no tree yet).
+        self._root: Game | None = None
         self._buffers: dict[tuple[int, int], list[np.ndarray]] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._lock: _Lockstep | None = None
@@ -192,8 +185,28 @@ class MCTS:
 
     def reset(self) -> None:
         """Forget the tree (new game, changed rules)."""
-        self.root = None
-        self._nodes = 0
+        self._root = None
+        self._tree = _core.Tree(self._tree_options())
+
+    @property
+    def root_visits(self) -> int:
+        """Visits of the tree's root now (0: no tree)."""
+        return self._tree.root_visits if self._root is not None else 0
+
+    @property
+    def num_nodes(self) -> int:
+        """Nodes in the tree now."""
+        return self._tree.num_nodes if self._root is not None else 0
+
+    @property
+    def tree_bytes(self) -> int:
+        """Bytes the tree holds now (it grows in chunks of about a megabyte)."""
+        return self._tree.bytes if self._root is not None else 0
+
+    @property
+    def tree_budget(self) -> int:
+        """The most bytes the tree of the last search (or the one running) may hold."""
+        return self._tree.options.max_bytes
 
     # -- search ----------------------------------------------------------------------------------
     def search(self, game: Game, limits: SearchLimits,
@@ -229,33 +242,34 @@ class MCTS:
                 progress_interval: float, allowed: set[int] | None,
                 stop: threading.Event) -> SearchResult:
         start = self._now()
-        self.node_cap = self._node_cap(game)
         root = self._root_for(game)
+        tree = self._tree
 
         def decided(move: int, value: float) -> SearchResult:
-            result = self._decided(root, move, value, start)
+            result = self._decided(move, value, start)
             if on_progress is not None:  # analysis shows the move the rules chose
                 on_progress(result)
             return result
 
-        wins = [m for m in root.game.winning_moves() if allowed is None or m in allowed]
+        wins = [m for m in root.winning_moves() if allowed is None or m in allowed]
         if wins:
             return decided(wins[0], 1.0)
         counters = _Counters()
-        if not root.expanded:
-            add_virtual_loss([root], self.options.virtual_loss)
-            batch = self._encode([[root]], [root])
-            self._finish(batch, self._run(batch), counters)
+        lay = layout(root.width, root.height)
+        if not tree.root_expanded:
+            batch = self._collect(lay, counters, 1)
+            if batch is not None:
+                self._finish(batch, self._run(batch), counters)
         if allowed is not None:
-            _restrict(root, allowed)
-        if len(root.moves) == 1:  # type: ignore[arg-type]
-            return decided(root.moves[0], -root.q())  # type: ignore[index]
+            tree.restrict_root(sorted(allowed))
+        moves, _ = tree.root_edges()
+        if len(moves) == 1:
+            return decided(moves[0], tree.root_value)
         if self.options.dirichlet_epsilon > 0:
-            self._add_root_noise(root)
+            self._add_root_noise()
 
         # With pipelining, the network evaluates one batch on a worker thread (onnxruntime
-        # releases the GIL) while this thread descends for the next: Python's tree work hides
-        # behind the network's instead of adding to it.
+        # releases the GIL, and so does the tree) while this thread descends for the next.
         depth = 1 if self.options.pipeline else 0
         in_flight: deque[tuple[_Batch, Future[_Output] | _Output]] = deque()
         next_progress = start + progress_interval
@@ -265,85 +279,52 @@ class MCTS:
         while not (self._stop.is_set() or stop.is_set()):
             now = self._now()
             turn, turn_start = now - turn_start, now
-            if self._limit_reached(root, limits, counters, now - start, turn):
+            if self._limit_reached(limits, counters, now - start, turn):
                 break
-            if self._nodes >= self.node_cap:
-                break
-            batch = self._collect(root, counters)
+            batch = self._collect(lay, counters, self.options.batch_size)
             if batch is not None:
                 job = self._executor().submit(self._run, batch) if depth else self._run(batch)
                 in_flight.append((batch, job))
+            elif tree.full and not in_flight:
+                break  # the tree is at its budget: answer from what it has
             if len(in_flight) > depth or (batch is None and in_flight):
                 self._finish_oldest(in_flight, counters)
             if on_progress is not None and self._now() >= next_progress:
-                on_progress(self._result(root, counters, start))
+                on_progress(self._result(counters, start))
                 next_progress = self._now() + progress_interval
         while in_flight:
             self._finish_oldest(in_flight, counters)
-        return self._result(root, counters, start)
+        return self._result(counters, start)
 
-    def _collect(self, root: Node, counters: _Counters) -> _Batch | None:
-        """One batch of new leaves, encoded for one network call (None when there are none)."""
-        paths, leaves = self._descend_batch(root, counters, self.options.batch_size)
-        return self._encode(paths, leaves) if leaves else None
-
-    def _descend_batch(self, root: Node, counters: _Counters,
-                       size: int) -> tuple[list[list[Node]], list[Node]]:
-        """Descend until `size` new leaves need the network; back up positions the rules decide
-        at once on the way. Those cost no network call, so they do not count towards the batch
+    def _collect(self, lay: GraphLayout, counters: _Counters, size: int) -> _Batch | None:
+        """Descend until `size` new leaves need the network, backing up on the way the positions
+        the rules settle. Those cost no network call, so they do not count towards the batch
         (else a tree full of settled lines sends the network small batches), but at most
-        `size * SETTLED_DESCENTS` descents are made for one batch."""
-        vl = self.options.virtual_loss
-        paths: list[list[Node]] = []
-        leaves: list[Node] = []
-        for _ in range(size * SETTLED_DESCENTS):
-            if len(leaves) == size:
-                break
-            path, created = self._descend(root, vl)
-            leaf = path[-1]
-            if leaf.terminal is not None:
-                backup(path, leaf.terminal, vl)
-                counters.playouts += 1
-            elif created:
-                paths.append(path)
-                leaves.append(leaf)
-            else:  # the leaf already waits for the network in this or the previous batch
-                revert_virtual_loss(path, vl)
-                counters.collisions += 1
-                break
-        counters.started += len(leaves)
-        return paths, leaves
+        `size * SETTLED_DESCENTS` descents are made for one batch. None: no new leaf."""
+        features = self._root.num_features()  # type: ignore[union-attr]
+        x = self._buffer(lay, features, size)
+        leaves, settled, collisions = self._tree.collect(size, size * SETTLED_DESCENTS, x)
+        counters.playouts += settled
+        counters.collisions += collisions
+        counters.started += leaves
+        if not leaves:
+            self._release(x)
+            return None
+        x = x[:leaves]
+        sub = self.options.subgraphs
+        k = sub.count if sub.enabled else 0
+        mask = None
+        if k:  # each leaf, then k copies of it that the masks cut down to sub-boards
+            rows = np.repeat(x, 1 + k, axis=0)
+            self._release(x)
+            x = rows
+            mask = self._subgraph_masks(lay, leaves, k)
+        return _Batch(leaves, lay, x, mask, 1 + k)
 
     def _finish_oldest(self, in_flight: deque[tuple[_Batch, Future[_Output] | _Output]],
                        counters: _Counters) -> None:
         batch, job = in_flight.popleft()
         self._finish(batch, job.result() if isinstance(job, Future) else job, counters)
-
-    def _descend(self, root: Node, vl: int) -> tuple[list[Node], bool]:
-        """Walk from the root to a leaf, leaving virtual loss; True if the leaf is new."""
-        c_puct, fpu_reduction = self.options.c_puct, self.options.fpu_reduction
-        node = root
-        node.n += vl
-        node.w -= vl
-        path = [node]
-        while node.terminal is None and node.moves is not None:
-            i = select(node, c_puct, fpu_reduction)
-            if i < node.tried:
-                node = node.children[i]
-                created = False
-            else:
-                node = self._make_child(node, i)
-                created = True
-            node.n += vl
-            node.w -= vl
-            path.append(node)
-            if created:
-                return path, True
-        return path, False
-
-    def _make_child(self, parent: Node, i: int) -> Node:
-        self._nodes += 1
-        return _new_child(parent, i)
 
     # -- lockstep: many trees, one network call (self-play) ---------------------------------------
     def begin(self, game: Game) -> SearchResult | None:
@@ -352,49 +333,54 @@ class MCTS:
         the rules decide the move (an immediate win); the network is then not needed.
 
         This lets a caller drive many trees and evaluate all their leaves in one network call:
-        self-play's way to feed the network big batches from Python. Subgraph sampling is not
-        available here (the caller builds the network input from full positions)."""
+        self-play's way to feed the network big batches. Subgraph sampling is not available here
+        (the caller evaluates full positions)."""
         if game.is_over():
             raise ValueError("the game is over: there is no move to search")
         if self.options.subgraphs.enabled:
             raise ValueError("lockstep search evaluates full positions: disable subgraphs")
-        self._lock = _Lockstep(self._root_for(game), _Counters(), self._now())
-        root = self._lock.root
-        wins = root.game.winning_moves()
+        root = self._root_for(game)
+        self._lock = _Lockstep(_Counters(), self._now(), layout(root.width, root.height))
+        wins = root.winning_moves()
         if wins:
-            return self._decided(root, wins[0], 1.0, self._lock.start)
-        if root.expanded and self.options.dirichlet_epsilon > 0:
-            self._add_root_noise(root)
+            return self._decided(wins[0], 1.0, self._lock.start)
+        if self._tree.root_expanded and self.options.dirichlet_epsilon > 0:
+            self._add_root_noise()
         return None
 
-    def gather(self, max_leaves: int) -> list[Game]:
-        """Positions for the network, in order (at most `max_leaves`; maybe none when every
-        descent ended in a position the rules decide). Answer them with `absorb`."""
+    @property
+    def layout(self) -> GraphLayout:
+        """The graph layout of the lockstep search's positions (what `gather`'s rows are)."""
+        return self._require_lockstep().layout
+
+    def gather(self, max_leaves: int) -> np.ndarray:
+        """The encoded positions `[leaves, num_nodes, F]` for the network, at most `max_leaves`
+        (maybe none when every descent ended in a position the rules decide). The rows are the
+        search's own buffer: use them before the next `gather`. Answer them with `absorb`."""
         lock = self._require_lockstep()
-        root = lock.root
-        if not root.expanded:
-            add_virtual_loss([root], self.options.virtual_loss)
-            lock.paths, lock.leaves = [[root]], [root]
-        else:
-            lock.paths, lock.leaves = self._descend_batch(root, lock.counters, max_leaves)
-        return [leaf.game for leaf in lock.leaves]
+        size = 1 if not self._tree.root_expanded else max_leaves
+        batch = self._collect(lock.layout, lock.counters, size)
+        lock.batch = batch
+        if batch is None:
+            return np.empty((0, lock.layout.num_nodes, self._root.num_features()),  # type: ignore[union-attr]
+                            np.float32)
+        return batch.x
 
     def absorb(self, log_policy: np.ndarray, values: np.ndarray) -> None:
         """The network's outputs (rows in `gather`'s order) for the last gathered positions."""
         lock = self._require_lockstep()
-        root_was_leaf = not lock.root.expanded
-        self._absorb_rows(lock.paths, lock.leaves, log_policy, values, 1)
-        lock.counters.evaluated += len(lock.leaves)
-        lock.counters.playouts += len(lock.leaves)
-        lock.counters.batches += 1
-        lock.paths, lock.leaves = [], []
+        if lock.batch is None:
+            return
+        root_was_leaf = not self._tree.root_expanded
+        self._finish(lock.batch, (log_policy, values, 0.0), lock.counters)
+        lock.batch = None
         if root_was_leaf and self.options.dirichlet_epsilon > 0:
-            self._add_root_noise(lock.root)
+            self._add_root_noise()
 
     def result(self) -> SearchResult:
         """The lockstep search's result so far."""
         lock = self._require_lockstep()
-        return self._result(lock.root, lock.counters, lock.start)
+        return self._result(lock.counters, lock.start)
 
     def _require_lockstep(self) -> _Lockstep:
         if self._lock is None:
@@ -402,23 +388,6 @@ class MCTS:
         return self._lock
 
     # -- evaluation ------------------------------------------------------------------------------
-    def _encode(self, paths: list[list[Node]], leaves: list[Node]) -> _Batch:
-        """The network input for `leaves`: each position, then its sub-boards when sampling."""
-        first = leaves[0].game
-        lay = layout(first.width, first.height)
-        sub = self.options.subgraphs
-        k = sub.count if sub.enabled else 0
-        group = 1 + k
-        rows = len(leaves) * group
-        x = self._buffer(lay, first.num_features(), rows)
-        for j, leaf in enumerate(leaves):
-            r = j * group
-            leaf.game.encode(x[r])
-            if k:
-                x[r + 1:r + group] = x[r]
-        mask = self._subgraph_masks(lay, len(leaves), k) if k else None
-        return _Batch(paths, leaves, lay, x, mask, group)
-
     def _run(self, batch: _Batch) -> _Output:
         """The network call (on the worker thread when pipelining)."""
         t0 = time.perf_counter()
@@ -428,38 +397,20 @@ class MCTS:
     def _finish(self, batch: _Batch, output: _Output, counters: _Counters) -> None:
         """Expand the evaluated leaves and back their values up."""
         log_policy, values, seconds = output
-        self._absorb_rows(batch.paths, batch.leaves, log_policy, values, batch.group)
+        self._tree.absorb(np.ascontiguousarray(log_policy, dtype=np.float32),
+                          np.ascontiguousarray(values, dtype=np.float32),
+                          batch.group, self.options.subgraphs.blend)
         self._release(batch.x)
         counters.eval_seconds += seconds
         counters.batches += 1
-        counters.evaluated += len(batch.leaves)
-        counters.playouts += len(batch.leaves)
-
-    def _absorb_rows(self, paths: list[list[Node]], leaves: list[Node], log_policy: np.ndarray,
-                     values: np.ndarray, group: int) -> None:
-        vl = self.options.virtual_loss
-        for j, (path, leaf) in enumerate(zip(paths, leaves)):
-            r = j * group
-            self._expand(leaf, log_policy[r], log_policy[r + 1:r + group] if group > 1 else None)
-            backup(path, float(values[r]), vl)
-
-    def _expand(self, node: Node, log_policy: np.ndarray, sub_policies: np.ndarray | None) -> None:
-        moves = _candidate_moves(node)
-        priors = move_priors(log_policy, moves)
-        if sub_policies is not None:
-            sub = np.zeros_like(priors)
-            for row in sub_policies:
-                sub += move_priors(row, moves)
-            blend = self.options.subgraphs.blend
-            priors = (1.0 - blend) * priors + blend * (sub / len(sub_policies))
-        order = np.argsort(-priors, kind="stable")
-        node.set_moves(moves[order].tolist(), priors[order].tolist())
+        counters.evaluated += batch.leaves
+        counters.playouts += batch.leaves
 
     def _buffer(self, lay: GraphLayout, features: int, rows: int) -> np.ndarray:
         """An input buffer of `rows` rows from a small per-size pool: a batch in flight on the
         worker thread keeps its buffer until `_release`."""
         pool = self._buffers.setdefault((lay.num_nodes, features), [])
-        cap = max(rows, self.options.batch_size * (1 + self.options.subgraphs.count))
+        cap = max(rows, self.options.batch_size)
         for i, buf in enumerate(pool):
             if buf.shape[0] >= rows:
                 del pool[i]
@@ -468,7 +419,8 @@ class MCTS:
 
     def _release(self, x: np.ndarray) -> None:
         base = x.base if x.base is not None else x
-        self._buffers.setdefault((base.shape[1], base.shape[2]), []).append(base)
+        if base.flags.owndata and base.shape[0] >= self.options.batch_size:
+            self._buffers.setdefault((base.shape[1], base.shape[2]), []).append(base)
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -482,97 +434,104 @@ class MCTS:
             mask[j * (1 + k) + 1:(j + 1) * (1 + k)] = windows[j * k:(j + 1) * k]
         return mask
 
-    def _add_root_noise(self, root: Node) -> None:
-        priors = np.asarray(root.priors, dtype=np.float64)
-        alpha = self.options.dirichlet_alpha_scale / len(priors)
-        noise = self.rng.dirichlet(np.full(len(priors), alpha))
+    def _add_root_noise(self) -> None:
+        _, priors = self._tree.root_edges()
+        p = np.asarray(priors, dtype=np.float64)
+        alpha = self.options.dirichlet_alpha_scale / len(p)
+        noise = self.rng.dirichlet(np.full(len(p), alpha))
         eps = self.options.dirichlet_epsilon
-        root.reorder_untried(((1.0 - eps) * priors + eps * noise).tolist())
+        self._tree.set_root_priors(((1.0 - eps) * p + eps * noise).tolist())
 
-    # -- tree reuse ------------------------------------------------------------------------------
-    def _root_for(self, game: Game) -> Node:
-        """The root for `game`: the matching subtree of the previous tree, or a fresh node."""
-        root = self.root
-        if root is not None and _same_rules(root.game, game):
-            known = root.game.moves
-            moves = game.moves
-            if len(moves) >= len(known) and moves[:len(known)] == known:
-                node: Node | None = root
-                for move in moves[len(known):]:
-                    i = node.child_index(move) if node is not None else -1
-                    node = node.children[i] if i >= 0 else None
-                # A position the rules ended (two passes) is searched only as played on
-                # (`Game.continued`), which the tree's node of it is not.
-                if (node is not None and node.game.hash == game.hash
-                        and not node.game.is_over()):
-                    node.terminal = None  # a proven loss is still a position to move from
-                    self.root = node
-                    self._nodes = _count(node)
-                    return node
-        self.root = Node(game.copy())
-        self.root.forced = self.root.game.forced_moves()
-        self._nodes = 1
-        return self.root
+    # -- tree reuse and budget -------------------------------------------------------------------
+    def _tree_options(self) -> _core.TreeOptions:
+        options = _core.TreeOptions()
+        options.c_puct = self.options.c_puct
+        options.fpu_reduction = self.options.fpu_reduction
+        options.virtual_loss = self.options.virtual_loss
+        options.max_nodes = self.options.max_nodes
+        options.max_bytes = self._tree_budget()
+        return options
 
-    # -- memory ----------------------------------------------------------------------------------
-    def _node_cap(self, game: Game) -> int:
-        """The most nodes a search of `game` may hold: `options.max_nodes`, and under a memory
-        limit the nodes that fit in what the limit leaves.
-
-        The process's resident memory now includes the tree of the previous search, whose nodes
-        the new one reuses or frees for reuse, so they count as room: the cap is that tree's
-        nodes plus the memory still free under the limit (less the headroom) divided by a
-        node's bytes. A process already over its limit gets no new nodes (the search then
-        answers from the tree it has, or the network's favourite move)."""
+    def _tree_budget(self) -> int:
+        """The most bytes the tree may hold: `options.max_tree_bytes`, and under a process
+        memory limit no more than what the limit leaves (less the headroom). The tree now
+        resident counts as room: the new search reuses or frees it."""
+        budget = self.options.max_tree_bytes
         limit = self.options.memory_limit
-        if limit is None:
-            return self.options.max_nodes
-        spare = limit * MEMORY_HEADROOM - resident_bytes()
-        room = self._nodes + int(spare / (node_bytes(game) * NODE_BYTES_MARGIN))
-        return max(0, min(self.options.max_nodes, room))
+        if limit is not None:
+            tree = getattr(self, "_tree", None)
+            held = tree.bytes if tree is not None else 0
+            budget = min(budget, int(limit * MEMORY_HEADROOM) - (resident_bytes() - held))
+        return max(0, budget)
+
+    def _root_for(self, game: Game) -> Game:
+        """Make the tree's root `game`'s position: the matching subtree of the previous tree
+        when `game` extends its root by a few moves, else a fresh tree. Returns the root."""
+        root = self._root
+        self._tree.options = self._tree_options()
+        if root is not None and _same_rules(root, game):
+            known, moves = root.moves, game.moves
+            if len(moves) >= len(known) and moves[:len(known)] == known:
+                suffix = moves[len(known):]
+                # The tree's line must lead to this very position (moves played out of turn or
+                # a changed side to move lead elsewhere); a position the rules ended (two
+                # passes) is searched only as played on (`Game.continued`).
+                if _replays_to(root, suffix, game) and self._tree.advance(suffix, game._core):
+                    self._root = game.copy()
+                    return self._root
+        self._root = game.copy()
+        self._tree.reset(game._core)
+        return self._root
 
     # -- stopping --------------------------------------------------------------------------------
-    def _limit_reached(self, root: Node, limits: SearchLimits, counters: _Counters,
+    def _limit_reached(self, limits: SearchLimits, counters: _Counters,
                        elapsed: float, turn: float = 0.0) -> bool:
         """Whether to stop after `elapsed` seconds, the last turn of the loop having taken
         `turn`: the hard limit is kept with the next turn included."""
-        if limits.visits is not None and root.n >= limits.visits:
+        tree = self._tree
+        if limits.visits is not None and tree.root_visits >= limits.visits:
             return True
         if limits.playouts is not None and counters.started >= limits.playouts:
             return True
         if limits.hard_seconds is not None and elapsed + turn >= limits.hard_seconds:
             return True
+        children = tree.root_children() if (limits.soft_seconds is not None
+                                            or limits.early_stop) else []
         if limits.soft_seconds is not None and elapsed >= limits.soft_seconds:
-            if limits.hard_seconds is None or not _unstable(root):
+            if limits.hard_seconds is None or not _unstable(children):
                 return True
         if limits.early_stop and counters.playouts > 0:
-            return _decided_early(root, limits, counters, elapsed)
+            return _decided_early(children, tree.root_visits, limits, counters, elapsed)
         return False
 
     # -- results ---------------------------------------------------------------------------------
-    def _decided(self, root: Node, move: int, value: float, start: float) -> SearchResult:
+    def _decided(self, move: int, value: float, start: float) -> SearchResult:
         """The result of a move the rules chose: one exact evaluation, counted as one visit."""
-        stats = SearchStats(seconds=self._now() - start, nodes=self._nodes)
+        root = self._root
+        assert root is not None
+        stats = SearchStats(seconds=self._now() - start, nodes=self.num_nodes)
         info = MoveInfo(move, 1, value, 1.0, value, (move,))
-        return SearchResult(move, value, root.n, (info,), stats, True, root.game.num_nodes)
+        return SearchResult(move, value, self._tree.root_visits, (info,), stats, True,
+                            root.num_nodes)
 
-    def _result(self, root: Node, counters: _Counters, start: float) -> SearchResult:
+    def _result(self, counters: _Counters, start: float) -> SearchResult:
+        root = self._root
+        assert root is not None
+        tree = self._tree
         infos = []
-        for child in root.children:
-            if child.n <= 0:
-                continue
-            q = child.q()
-            lcb = q - 1.96 * sqrt(max(1.0 - q * q, 0.01) / child.n)
-            pv = (child.move, *principal_variation(child))
-            infos.append(MoveInfo(child.move, child.n, q, child.prior, lcb, pv))
+        for move, visits, q, prior in tree.root_children():
+            lcb = q - 1.96 * sqrt(max(1.0 - q * q, 0.01) / visits)
+            pv = (move, *tree.principal_variation(move))
+            infos.append(MoveInfo(move, visits, q, prior, lcb, pv))
         infos.sort(key=lambda m: (m.visits, m.value), reverse=True)
         if infos:
             best = infos[0].move
         else:  # nothing searched yet: the network's favourite, else any legal move
-            best = root.moves[0] if root.moves else int(root.game.legal_moves()[0])
-        value = -root.w / root.n if root.n else 0.0
-        stats = counters.freeze(self._now() - start, self._nodes)
-        return SearchResult(best, value, root.n, tuple(infos), stats, False, root.game.num_nodes)
+            moves, _ = tree.root_edges() if tree.root_expanded else ([], [])
+            best = moves[0] if moves else int(root.legal_moves()[0])
+        stats = counters.freeze(self._now() - start, self.num_nodes)
+        return SearchResult(best, tree.root_value, tree.root_visits, tuple(infos), stats, False,
+                            root.num_nodes)
 
 
 #: What one network call returns: log-policy [rows, N], values [rows], seconds inside the call.
@@ -581,10 +540,9 @@ _Output = tuple[np.ndarray, np.ndarray, float]
 
 @dataclass
 class _Batch:
-    """Leaves waiting for one network call, with their paths and encoded input."""
+    """Leaves waiting for one network call (the tree keeps their paths), and their input."""
 
-    paths: list[list[Node]]
-    leaves: list[Node]
+    leaves: int
     layout: GraphLayout
     x: np.ndarray
     mask: np.ndarray | None
@@ -596,11 +554,10 @@ class _Batch:
 class _Lockstep:
     """The state of a lockstep search between calls."""
 
-    root: Node
     counters: _Counters
     start: float
-    paths: list[list[Node]] = field(default_factory=list)
-    leaves: list[Node] = field(default_factory=list)
+    layout: GraphLayout
+    batch: _Batch | None = None
 
 
 @dataclass
@@ -618,139 +575,58 @@ class _Counters:
                            seconds, self.eval_seconds, nodes)
 
 
-def _restrict(root: Node, allowed: set[int]) -> None:
-    """Keep only the allowed moves at a freshly expanded root (no children yet)."""
-    kept = [(m, p) for m, p in zip(root.moves, root.priors) if m in allowed]  # type: ignore[arg-type]
-    if not kept:  # the rules forced other moves: keep them rather than having none
-        return
-    total = sum(p for _, p in kept)
-    root.set_moves([m for m, _ in kept], [p / total for _, p in kept])
-
-
-def _new_child(parent: Node, i: int) -> Node:
-    """The child of `parent` for its move `i` (the first untried one), as the search makes it:
-    its own copy of the position with the move played, scored now if the rules settle it."""
-    game = parent.game.copy()
-    game.play(parent.moves[i])  # type: ignore[index]
-    child = Node(game, parent.moves[i], parent.priors[i])  # type: ignore[index]
-    parent.children.append(child)
-    parent.tried += 1
-    _decide_by_rules(child)
-    return child
-
-
-#: Bytes per tree node by (game class, width, height, rules): measured once per board.
-_NODE_BYTES: dict[tuple[object, ...], float] = {}
-
-
-def node_bytes(game: Game) -> float:
-    """What one tree node of `game`'s kind and size costs in bytes: its position, the node and
-    its expansion (the lists of moves and priors), as `NODE_SAMPLES` nodes made and expanded as
-    the search does (`_sample_tree`) allocate them. Measured once per game, size and rules (a
-    few tens of milliseconds), then remembered."""
-    key = (type(game), game.width, game.height, getattr(game, "rules", None))
-    cost = _NODE_BYTES.get(key)
-    if cost is None:
-        _sample_tree(game, 8)  # the rules' tables of a new size are built once, not per node
-        nodes, allocated = allocated_by(lambda: _sample_tree(game, NODE_SAMPLES))
-        cost = _NODE_BYTES[key] = max(1.0, allocated / len(nodes))
-    return cost
-
-
-def _sample_tree(game: Game, count: int) -> list[Node]:
-    """A tree of `count` nodes below `game` (or fewer where the game runs out of moves), grown
-    at random parents, each node expanded as the network would expand it (uniform priors)."""
-    rng = np.random.default_rng(0)
-    root = Node(game.copy())
-    root.forced = root.game.forced_moves()
-    nodes = [root]
-    growing = [root]
-    while growing and len(nodes) < count:
-        parent = growing[int(rng.integers(len(growing)))]
-        if not parent.expanded:
-            _expand_uniformly(parent)
-        if parent.tried >= len(parent.moves):  # type: ignore[arg-type]
-            growing.remove(parent)
-            continue
-        child = _new_child(parent, parent.tried)
-        nodes.append(child)
-        if child.terminal is None:
-            growing.append(child)
-    for node in nodes:
-        if node.terminal is None and not node.expanded:
-            _expand_uniformly(node)
-    return nodes
-
-
-def _candidate_moves(node: Node) -> np.ndarray:
-    """The moves a node's expansion considers: the ones the rules force, when they name any,
-    else every legal move."""
-    forced = node.forced
-    return np.asarray(forced, dtype=np.int64) if forced else node.game.legal_moves()
-
-
-def _expand_uniformly(node: Node) -> None:
-    """`MCTS._expand` with every move equally likely: the same lists of the same types."""
-    moves = _candidate_moves(node)
-    priors = np.full(len(moves), 1.0 / max(1, len(moves)), dtype=np.float32)
-    node.set_moves(moves.tolist(), priors.tolist())
-
-
-def _decide_by_rules(node: Node) -> None:
-    """Score a new node exactly when the rules settle it (the depth-1 and depth-2 tactics), and
-    note the moves it is forced to."""
-    game = node.game
-    if game.is_over():
-        node.terminal = game.outcome_for(game.to_move)
-    elif game.winning_moves():
-        node.terminal = 1.0
-    else:
-        node.forced = game.forced_moves()
-        if node.forced == []:
-            node.terminal = -1.0
-
-
 def _same_rules(a: Game, b: Game) -> bool:
     return (type(a) is type(b) and a.grid is b.grid
             and getattr(a, "rules", None) == getattr(b, "rules", None))
 
 
-def _count(node: Node) -> int:
-    total, stack = 0, [node]
-    while stack:
-        n = stack.pop()
-        total += 1
-        stack.extend(n.children)
-    return total
+def _replays_to(root: Game, suffix: list[int], game: Game) -> bool:
+    """Whether playing `suffix` from `root` reaches `game`'s position, still open."""
+    if game.is_over():
+        return False
+    if not suffix:
+        return root.hash == game.hash
+    line = root.copy()
+    try:
+        for move in suffix:
+            line.play(move)
+    except ValueError:
+        return False
+    return line.hash == game.hash
 
 
-def _top_two(root: Node) -> tuple[Node | None, Node | None]:
+#: (move, visits, value, prior) of a visited root move, as `_core.Tree.root_children` gives it.
+_Child = tuple[int, int, float, float]
+
+
+def _top_two(children: list[_Child]) -> tuple[_Child | None, _Child | None]:
     first = second = None
-    for child in root.children:
-        if first is None or child.n > first.n:
+    for child in children:
+        if first is None or child[1] > first[1]:
             first, second = child, first
-        elif second is None or child.n > second.n:
+        elif second is None or child[1] > second[1]:
             second = child
     return first, second
 
 
-def _unstable(root: Node) -> bool:
+def _unstable(children: list[_Child]) -> bool:
     """The most visited move is not the best valued among well-visited ones: think longer."""
-    first, second = _top_two(root)
-    if first is None or second is None or first.n == 0:
+    first, second = _top_two(children)
+    if first is None or second is None or first[1] == 0:
         return False
-    return second.n >= 0.3 * first.n and second.q() > first.q()
+    return second[1] >= 0.3 * first[1] and second[2] > first[2]
 
 
-def _decided_early(root: Node, limits: SearchLimits, counters: _Counters, elapsed: float) -> bool:
+def _decided_early(children: list[_Child], root_visits: int, limits: SearchLimits,
+                   counters: _Counters, elapsed: float) -> bool:
     """True when the runner-up cannot catch the leader within the remaining visits or time."""
-    first, second = _top_two(root)
+    first, second = _top_two(children)
     if first is None:
         return False
-    lead = first.n - (second.n if second is not None else 0)
+    lead = first[1] - (second[1] if second is not None else 0)
     remaining = float("inf")
     if limits.visits is not None:
-        remaining = min(remaining, limits.visits - root.n)
+        remaining = min(remaining, limits.visits - root_visits)
     if limits.playouts is not None:
         remaining = min(remaining, limits.playouts - counters.playouts)
     if limits.soft_seconds is not None and elapsed > 0:

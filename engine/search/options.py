@@ -55,9 +55,12 @@ class SearchOptions:
     dirichlet_epsilon: float = 0.0
     dirichlet_alpha_scale: float = 10.0
     #: Tree nodes kept at most; the search stops adding when it is reached.
-    max_nodes: int = 2_000_000
-    #: Bytes the whole process may use (Gomocup's `INFO max_memory`); None: no limit. The search
-    #: caps its tree below `max_nodes` to fit (`MCTS.node_cap`).
+    max_nodes: int = 50_000_000
+    #: Bytes the search tree may hold (`--max-memory`): at the budget the search stops growing
+    #: it and answers from what it has. 1 GiB holds tens of millions of visits at 19x19.
+    max_tree_bytes: int = 1 << 30
+    #: Bytes the whole process may use (Gomocup's `INFO max_memory`); None: no limit. The tree's
+    #: budget then shrinks to what the limit leaves (`MCTS.tree_budget`).
     memory_limit: int | None = None
     subgraphs: SubgraphSampling = SubgraphSampling()
     #: Seed of the search's own random numbers (noise, subgraph windows); None: from the OS.
@@ -74,6 +77,8 @@ class SearchOptions:
             raise ValueError("c_puct must be > 0")
         if self.memory_limit is not None and self.memory_limit <= 0:
             raise ValueError("memory_limit must be > 0 (None: no limit)")
+        if self.max_tree_bytes <= 0:
+            raise ValueError("max_tree_bytes must be > 0")
 
 
 # -- the front-ends' command line ------------------------------------------------------------------
@@ -83,6 +88,10 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also evaluate K random sub-boards of every new leaf and blend their "
                              "policy into its prior (the paper's subgraph sampling; default 0: "
                              "off, see docs/STRENGTH.md)")
+    parser.add_argument("--max-memory", type=parse_bytes, default=SearchOptions.max_tree_bytes,
+                        metavar="BYTES", help="the most memory the search tree may hold, e.g. "
+                                              "512M or 2G (default 1G); at it the search stops "
+                                              "growing the tree and answers from what it has")
     parser.add_argument("--subgraph-blend", type=float, default=SubgraphSampling.blend,
                         metavar="B", help="the sub-boards' share of the prior (default "
                                           f"{SubgraphSampling.blend})")
@@ -92,7 +101,27 @@ def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     """The `SearchOptions` of parsed `add_search_arguments` arguments; a bad value is the
     parser's error (exit status 2, the reason on stderr)."""
     try:
-        return SearchOptions(subgraphs=SubgraphSampling(count=args.subgraphs,
+        return SearchOptions(max_tree_bytes=args.max_memory,
+                             subgraphs=SubgraphSampling(count=args.subgraphs,
                                                         blend=args.subgraph_blend))
     except ValueError as exc:
         parser.error(str(exc))
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_bytes(text: str) -> int:
+    """'1G' -> 1073741824, '512M', '300000000': a positive size in bytes (binary units, an
+    optional trailing B); argparse's type for `--max-memory`."""
+    value = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = value[-1:] if value[-1:] in _UNITS else ""
+    try:
+        number = float(value[:len(value) - len(unit)])
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"invalid size {text!r}: expected bytes or a number with K, M, G") from None
+    size = int(number * _UNITS[unit])
+    if size <= 0:
+        raise argparse.ArgumentTypeError(f"invalid size {text!r}: must be positive")
+    return size
