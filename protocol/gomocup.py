@@ -428,7 +428,6 @@ class GomocupBrain:
             self.engine.new_game(width, height)
         except GameError as exc:
             raise Refusal(f"unsupported size: {exc}") from None
-        self.engine.prepare_search()
         self._started = True
         self._answer("OK")
 
