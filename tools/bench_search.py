@@ -51,6 +51,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--hidden", type=int, default=NetConfig.hidden)
     p.add_argument("--layers", type=int, default=NetConfig.layers)
     p.add_argument("--threads", type=int, help="onnxruntime intra-op threads")
+    p.add_argument("--search-threads", type=int, default=SearchOptions.search_threads,
+                   help="batches in flight at once, each on its own network thread")
     p.add_argument("--no-pipeline", action="store_true",
                    help="evaluate on the search thread (no overlap of tree work and network)")
     p.add_argument("--subgraphs", type=int, default=0,
@@ -60,11 +62,55 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="random plies from the start to each position (default 8)")
     p.add_argument("--baseline-visits", type=int, default=200,
                    help="simulations of the baseline per position (default 200; 0 skips it)")
+    p.add_argument("--null-network", action="store_true",
+                   help="answer every leaf at once with a uniform policy and random values: the "
+                        "search's own cost per leaf, outside the network (pipeline off)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(handler=bench_search)
 
 
+class NullNet:
+    """A stand-in network that costs nothing: a uniform policy and fixed pseudo-random values,
+    so that what a search spends per leaf outside the network can be timed."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self._values = np.tanh(np.random.default_rng(seed).normal(size=4096)).astype(np.float32)
+        self._policies: dict[tuple[int, int], np.ndarray] = {}
+
+    def run(self, x: np.ndarray, layout: object, mask: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+        rows, nodes = x.shape[0], x.shape[1]
+        policy = self._policies.get((rows, nodes))
+        if policy is None:
+            policy = self._policies[(rows, nodes)] = np.full((rows, nodes), -np.log(nodes),
+                                                              np.float32)
+        start = int(x[0, 0, 0] * 7 + rows) % (len(self._values) - rows)
+        return policy, self._values[start:start + rows]
+
+
+def bench_null(args: argparse.Namespace) -> int:
+    """The search's cost per leaf outside the network, over fresh searches of the positions."""
+    positions = _positions(args)
+    options = SearchOptions(batch_size=args.batch, pipeline=False, seed=args.seed)
+    stats = _run_search(NullNet(args.seed), options, positions, args.visits)  # type: ignore[arg-type]
+    tree_seconds = stats.seconds - stats.eval_seconds
+    print(f"# search with a null network: {args.game} {args.size}x{args.size}, {args.visits} "
+          f"visits x {len(positions)} positions ({args.random_plies} random plies), batch "
+          f"{args.batch}, pipeline off")
+    print()
+    print("| what | value |")
+    print("|---|---|")
+    print(f"| leaves sent to the network | {stats.evaluated:,} |")
+    print(f"| playouts (all descents) | {stats.playouts:,} |")
+    print(f"| wall time per leaf | {stats.seconds / stats.evaluated * 1e6:.1f} µs |")
+    print(f"| of which outside the network call | {tree_seconds / stats.evaluated * 1e6:.1f} µs |")
+    print(f"| leaves/s | {stats.evaluated / stats.seconds:,.0f} |")
+    return 0
+
+
 def bench_search(args: argparse.Namespace) -> int:
+    if args.null_network:
+        return bench_null(args)
     with tempfile.TemporaryDirectory(prefix="saz-bench-") as tmp:
         model = args.model or _random_model(args, Path(tmp))
         try:
@@ -75,6 +121,7 @@ def bench_search(args: argparse.Namespace) -> int:
         positions = _positions(args)
         options = SearchOptions(
             batch_size=args.batch, pipeline=not args.no_pipeline, seed=args.seed,
+            search_threads=args.search_threads,
             subgraphs=SubgraphSampling(count=args.subgraphs))
         stats = _run_search(evaluator, options, positions, args.visits)
         mean_batch = max(1, round(stats.mean_batch))
@@ -83,7 +130,8 @@ def bench_search(args: argparse.Namespace) -> int:
         shape = evaluator.card.network
         print(f"# search: {args.game} {args.size}x{args.size}, {args.visits} visits x "
               f"{len(positions)} positions ({args.random_plies} random plies), batch "
-              f"{args.batch}, pipeline {'off' if args.no_pipeline else 'on'}, subgraphs "
+              f"{args.batch}, pipeline {'off' if args.no_pipeline else 'on'}, search threads "
+              f"{args.search_threads}, subgraphs "
               f"{args.subgraphs}; network hidden {shape.get('hidden')} x {shape.get('layers')} "
               f"layers on {evaluator.provider}, {evaluator.threads} intra-op threads")
         print()

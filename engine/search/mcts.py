@@ -268,9 +268,10 @@ class MCTS:
         if self.options.dirichlet_epsilon > 0:
             self._add_root_noise()
 
-        # With pipelining, the network evaluates one batch on a worker thread (onnxruntime
-        # releases the GIL, and so does the tree) while this thread descends for the next.
-        depth = 1 if self.options.pipeline else 0
+        # With pipelining, the network evaluates batches on worker threads (onnxruntime releases
+        # the GIL, and so does the tree) while this thread descends for the next: up to
+        # `search_threads` batches are in flight at once (more than one feeds a GPU).
+        depth = self.options.search_threads if self.options.pipeline else 0
         in_flight: deque[tuple[_Batch, Future[_Output] | _Output]] = deque()
         next_progress = start + progress_interval
         # One turn of the loop: the hard limit is checked once per turn, so a search that would
@@ -424,7 +425,8 @@ class MCTS:
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="saz-eval")
+            self._pool = ThreadPoolExecutor(max_workers=self.options.search_threads,
+                                            thread_name_prefix="saz-eval")
         return self._pool
 
     def _subgraph_masks(self, lay: GraphLayout, leaves: int, k: int) -> np.ndarray:

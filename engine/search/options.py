@@ -46,8 +46,11 @@ class SearchOptions:
     fpu_reduction: float = 0.25
     #: Leaves collected per evaluator call (distinct thanks to virtual loss).
     batch_size: int = 16
-    #: Evaluate one batch on a worker thread while the next is collected (see mcts.py).
+    #: Evaluate batches on worker threads while the next is collected (see mcts.py).
     pipeline: bool = True
+    #: Batches in flight at once with pipelining, each evaluated on its own thread: 1 keeps a
+    #: CPU's network busy (the tree's work per leaf is microseconds); a GPU may want more.
+    search_threads: int = 1
     #: Virtual visits (each counted as a loss) that a descent leaves on its path until backed up.
     virtual_loss: int = 1
     #: Dirichlet noise at the root (AlphaZero self-play): alpha is scaled by the number of legal
@@ -69,6 +72,8 @@ class SearchOptions:
     def __post_init__(self) -> None:
         if self.batch_size < 1:
             raise ValueError("batch_size must be >= 1")
+        if self.search_threads < 1:
+            raise ValueError("search_threads must be >= 1")
         if self.virtual_loss < 0:
             raise ValueError("virtual_loss must be >= 0")
         if not 0.0 <= self.dirichlet_epsilon <= 1.0:
@@ -88,6 +93,9 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also evaluate K random sub-boards of every new leaf and blend their "
                              "policy into its prior (the paper's subgraph sampling; default 0: "
                              "off, see docs/STRENGTH.md)")
+    parser.add_argument("--search-threads", type=int, default=SearchOptions.search_threads,
+                        metavar="N", help="batches the search keeps in flight, each on its own "
+                                          "network thread (default 1; more can feed a GPU)")
     parser.add_argument("--max-memory", type=parse_bytes, default=SearchOptions.max_tree_bytes,
                         metavar="BYTES", help="the most memory the search tree may hold, e.g. "
                                               "512M or 2G (default 1G); at it the search stops "
@@ -101,7 +109,7 @@ def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     """The `SearchOptions` of parsed `add_search_arguments` arguments; a bad value is the
     parser's error (exit status 2, the reason on stderr)."""
     try:
-        return SearchOptions(max_tree_bytes=args.max_memory,
+        return SearchOptions(max_tree_bytes=args.max_memory, search_threads=args.search_threads,
                              subgraphs=SubgraphSampling(count=args.subgraphs,
                                                         blend=args.subgraph_blend))
     except ValueError as exc:
