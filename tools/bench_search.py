@@ -51,7 +51,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--hidden", type=int, default=NetConfig.hidden)
     p.add_argument("--layers", type=int, default=NetConfig.layers)
     p.add_argument("--threads", type=int, help="onnxruntime intra-op threads")
-    p.add_argument("--search-threads", type=int, default=SearchOptions.search_threads,
+    p.add_argument("--search-threads", type=int, default=1,
                    help="batches in flight at once, each on its own network thread")
     p.add_argument("--no-pipeline", action="store_true",
                    help="evaluate on the search thread (no overlap of tree work and network)")
@@ -230,3 +230,12 @@ def _run_baseline(evaluator: Evaluator, positions: list[Game], simulations: int)
         seconds += time.perf_counter() - start
         playouts += simulations
     return playouts / seconds
+
+
+if __name__ == "__main__":
+    # Runnable as a file too (`python tools/bench_search.py --null-network ...`), so that the
+    # same benchmark can time an older checkout's search through its public API.
+    _parser = argparse.ArgumentParser(prog="bench_search")
+    add_parser(_parser.add_subparsers(dest="benchmark", required=True))
+    _args = _parser.parse_args(["search", *sys.argv[1:]])
+    sys.exit(_args.handler(_args))
