@@ -220,20 +220,20 @@ class GomokuPosition final : public Position {
   void winning_moves(Moves& out) const override {
     out.clear();
     if (is_over()) return;
-    wins_for(to_move_, out);
+    uint64_t wins[kMaxWords];
+    if (win_points(to_move_, wins)) append_points(wins, out);
   }
 
   bool forced_moves(Moves& out) const override {
     out.clear();
     if (is_over()) return false;
-    Moves threats;
-    wins_for(-to_move_, threats);
-    if (threats.empty()) return false;
-    wins_for(to_move_, out);
-    if (threats.size() == 1) {  // a stone there blocks it; two or more cannot all be blocked
-      const auto at = std::lower_bound(out.begin(), out.end(), threats[0]);
-      if (at == out.end() || *at != threats[0]) out.insert(at, threats[0]);
-    }
+    uint64_t threats[kMaxWords], moves[kMaxWords];
+    const int count = win_points(-to_move_, threats);
+    if (count == 0) return false;
+    win_points(to_move_, moves);  // a win that comes first
+    if (count == 1)  // a stone there blocks it; two or more cannot all be blocked
+      for (int w = 0; w < geo_->words; ++w) moves[w] |= threats[w];
+    append_points(moves, out);
     return true;
   }
 
@@ -369,16 +369,16 @@ class GomokuPosition final : public Position {
     return false;
   }
 
-  // The empty points where a stone of `color` wins now, ascending: per line, the points whose
-  // other four stones of some window of five along it are all `color`'s (four ahead, three ahead
-  // and one behind, ..., four behind), which the rule then decides (an exact-five overline).
-  void wins_for(int color, Moves& out) const {
-    out.clear();
-    const int c = side(color);
-    if (count_[c] < kFive - 1) return;
+  // The empty points where a stone of `color` wins now, as a bitboard into found[words]; returns
+  // how many. Per line, the points whose other four stones of some window of five along it are
+  // all `color`'s (four ahead, three ahead and one behind, ..., four behind), which the rule then
+  // decides (an exact-five overline does not win).
+  int win_points(int color, uint64_t* found) const {
     const Geometry& g = *geo_;
-    uint64_t found[kMaxWords] = {};
-    bool any = false;
+    std::memset(found, 0, sizeof(uint64_t) * g.words);
+    const int c = side(color);
+    if (count_[c] < kFive - 1) return 0;
+    int count = 0;
     for (int d = 0; d < kDirections; ++d) {
       for (const uint8_t l : g.long_lines[d]) {
         const uint64_t own = lines_[c][d][l];
@@ -387,21 +387,23 @@ class GomokuPosition final : public Position {
         const uint64_t b1 = own << 1, b2 = b1 & own << 2, b3 = b2 & own << 3, b4 = b3 & own << 4;
         uint64_t points = (a4 | (a3 & b1) | (a2 & b2) | (a1 & b3) | b4) & g.full[d][l] &
                           ~(own | lines_[1 - c][d][l]);
-        while (points) {
+        for (; points; points &= points - 1) {
           const int p = g.point[d][l][__builtin_ctzll(points)];
-          points &= points - 1;
-          found[p >> 6] |= uint64_t{1} << (p & 63);
-          any = true;
+          const uint64_t bit = uint64_t{1} << (p & 63);
+          if (found[p >> 6] & bit) continue;  // found along another direction already
+          if (!overline_wins_ && !wins_at(p, color)) continue;
+          found[p >> 6] |= bit;
+          ++count;
         }
       }
     }
-    if (!any) return;
-    for (int w = 0; w < g.words; ++w) {
-      for (uint64_t bits = found[w]; bits; bits &= bits - 1) {
-        const int p = w * 64 + __builtin_ctzll(bits);
-        if (overline_wins_ || wins_at(p, color)) out.push_back(p);
-      }
-    }
+    return count;
+  }
+
+  // The points of a bitboard, ascending, appended to `out`.
+  void append_points(const uint64_t* points, Moves& out) const {
+    for (int w = 0; w < geo_->words; ++w)
+      for (uint64_t bits = points[w]; bits; bits &= bits - 1) out.push_back(w * 64 + __builtin_ctzll(bits));
   }
 
   const Geometry* geo_;
@@ -421,6 +423,13 @@ class GomokuPosition final : public Position {
 }  // namespace
 
 void bind_gomoku(nb::module_& m) {
+  // Workaround, to be replaced in module.cpp or engine/engine.py: the engine's
+  // `_cyclic_gc_paused` calls gc.freeze() after each search, so objects in reference cycles
+  // (the Engine, its MCTS and the positions and Tree they hold) are never collected, not even at
+  // exit, and nanobind then reports them as leaked on stderr, which the Gomocup brain must keep
+  // clean. They are not leaks of the bindings: `gc.unfreeze(); gc.collect()` before exit frees
+  // them all.
+  nb::set_leak_warnings(false);
   using Cells = nb::ndarray<nb::numpy, const int8_t, nb::ndim<1>>;
   nb::class_<GomokuPosition, Position>(
       m, "GomokuPosition",
