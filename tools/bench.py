@@ -35,7 +35,7 @@ from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.graph import layout
 from saz.tools.checkpoint import Checkpoint
 from saz.tools.export import export_checkpoint
-from saz.tools import bench_clock, bench_gomocup, bench_gtp, bench_search
+from saz.tools import bench_clock, bench_gomocup, bench_gtp, bench_memory, bench_search
 from saz.tools.model import NetConfig, PolicyValueNet, collate
 
 
@@ -243,6 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_gomocup.add_parser(subparsers)
     bench_gtp.add_parser(subparsers)
     bench_clock.add_parser(subparsers)
+    bench_memory.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 
