@@ -160,7 +160,7 @@ class Engine:
         search = self._searcher()  # a model that fails to load costs no clock time
         stop = self._new_stop_request()
         budget = self.clock.start_move(
-            expected_moves_left(self.game_name, game.num_points, len(game.moves)))
+            expected_moves_left(game.plies_left()))
         try:
             with _cyclic_gc_paused():
                 return search.search(game, self._limits(budget), on_progress,
@@ -311,24 +311,18 @@ class Engine:
 def _cyclic_gc_paused() -> Iterator[None]:
     """Python's cyclic garbage collector kept out of a timed search.
 
-    The tree holds no reference cycles (reference counting frees it), but every node's position
-    is made of containers that the collector scans again as they age: measured at 19x19, 5 to
-    10 collections of 5-23 ms each in a one-second move, pauses that fall anywhere in the
-    search. Merely pausing it moves one 40-60 ms collection of everything the search made to
-    just after the move. So the collector is off during the search, and what the search made is
-    then frozen (`gc.freeze`: reference counting still frees it, the collector no longer scans
-    it); `collect_garbage` thaws and collects between games."""
+    Its pauses (5-23 ms each at 19x19 with the old Python tree) could fall anywhere in a move.
+    The tree now lives in the core and the search makes few Python objects, so the collector
+    simply waits until the search is over; `collect_garbage` collects between games."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
         if enabled:
             gc.enable()
 
 
 def collect_garbage() -> None:
-    """Collect everything, frozen objects included (a new game: nobody is timing us)."""
-    gc.unfreeze()
+    """Collect everything (a new game: nobody is timing us)."""
     gc.collect()

@@ -9,7 +9,8 @@ from saz.engine.games import BLACK, WHITE, GameError, new_game
 from saz.engine.games.go import Go
 from saz.engine.games.gomoku import Gomoku
 from saz.engine.games.othello import Othello
-from saz.engine.players import GreedyPlayer, RandomPlayer, longest_lines, make_player
+from saz.engine.games.gomoku import longest_lines
+from saz.engine.players import GreedyPlayer, RandomPlayer, make_player
 
 
 def gomoku(size: int, black: list[tuple[int, int]], white: list[tuple[int, int]]) -> Gomoku:

@@ -423,13 +423,6 @@ class GomokuPosition final : public Position {
 }  // namespace
 
 void bind_gomoku(nb::module_& m) {
-  // Workaround, to be replaced in module.cpp or engine/engine.py: the engine's
-  // `_cyclic_gc_paused` calls gc.freeze() after each search, so objects in reference cycles
-  // (the Engine, its MCTS and the positions and Tree they hold) are never collected, not even at
-  // exit, and nanobind then reports them as leaked on stderr, which the Gomocup brain must keep
-  // clean. They are not leaks of the bindings: `gc.unfreeze(); gc.collect()` before exit frees
-  // them all.
-  nb::set_leak_warnings(false);
   using Cells = nb::ndarray<nb::numpy, const int8_t, nb::ndim<1>>;
   nb::class_<GomokuPosition, Position>(
       m, "GomokuPosition",

@@ -48,6 +48,10 @@ NB_MODULE(_core, m) {
   using namespace saz;
   m.doc() = "saz's compiled core: the rules, Zobrist hashing, feature encoding and search tree.";
   nb::register_exception_translator(translate_errors);
+  // Objects still referenced from reference cycles when the interpreter exits (an engine and
+  // the positions and tree it holds) are not freed by Python's shutdown; nanobind would list
+  // them on stderr, which a Gomocup brain or GTP engine must keep to its own log lines.
+  nb::set_leak_warnings(false);
 
   nb::class_<Position>(m, "Position",
                        "A position and its history under one game's rules (see position.hpp).")

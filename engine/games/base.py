@@ -11,8 +11,10 @@ Bad input raises a `GameError` subclass (see `errors.py`) and leaves the positio
 """
 from __future__ import annotations
 
+import enum
 import operator
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -30,6 +32,29 @@ DRAW = 0
 COLOR_NAMES = {BLACK: "black", WHITE: "white"}
 
 G = TypeVar("G", bound="Game")
+
+
+class Termination(enum.Enum):
+    """How the rules ended a game."""
+
+    #: Counted: Go after two passes (area), Othello when neither side can place a disc (discs).
+    SCORE = "score"
+    #: A line of five decided it (Gomoku).
+    FIVE = "five"
+    #: The board filled with no line of five: a draw (Gomoku).
+    BOARD_FULL = "board full"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game by its rules: who won, how, and the count where the game has one."""
+
+    #: BLACK, WHITE or DRAW.
+    winner: int
+    termination: Termination
+    #: Black's lead by the game's own count (Go's area with komi, Othello's discs); None for a
+    #: game decided without a count.
+    score: float | None = None
 
 
 def _check_color(color: object) -> None:
@@ -71,6 +96,10 @@ class Game(ABC):
     feature_names: ClassVar[tuple[str, ...]]
     #: Bumped whenever the meaning of the features changes; a model card must match it.
     feature_version: ClassVar[int]
+    #: Whether a side whose only legal move is the pass passes without being asked (Othello):
+    #: referees play it for the side, and GTP does not send it (engines skip such a side
+    #: themselves). Where False (Go), a pass is a move like any other.
+    passes_implicitly: ClassVar[bool] = False
 
     grid: Grid
     #: The position in the compiled core: the rules, hash and encoding run there.
@@ -249,6 +278,11 @@ class Game(ABC):
     def winner(self) -> int | None:
         """BLACK, WHITE or DRAW once the game is over; None while it goes on."""
         return self._core.winner() if self._core.is_over() else None
+
+    def stopped_winner(self) -> int:
+        """The winner of a game stopped before its end (a referee's move limit): by the count
+        where the count is the game's own result (Go), else a draw (the default)."""
+        return DRAW
 
     def score(self) -> float | None:
         """Black's lead by the game's own count of the position as it stands (Go: area with

@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from saz.engine import _core
-from saz.engine.games.base import BLACK, WHITE, Game
+from saz.engine.games.base import BLACK, DRAW, WHITE, Game, Outcome, Termination
 from saz.engine.games.errors import IllegalMoveError, UnsupportedRuleError, UnsupportedSizeError
 from saz.engine.games.grid import Grid, grid
 
@@ -32,6 +32,14 @@ MIN_SIZE = 5
 MAX_SIZE = 32
 #: Stones in a row that win.
 FIVE = 5
+#: A five ends most games within this many moves whatever the board's size ...
+_TYPICAL_LENGTH = 70
+#: ... and a longer game still gets a tail of this many (the clock's estimate).
+_LENGTH_TAIL = 40
+#: Line directions (dx, dy): along a row, a column and both diagonals.
+_AXES = ((1, 0), (0, 1), (1, 1), (1, -1))
+#: How far a run is followed on each side of a point: four stones on one side already make five.
+_REACH = 4
 
 
 @dataclass(frozen=True)
@@ -176,3 +184,54 @@ class Gomoku(Game):
         it, as KataGo's inputs tell a Go point its liberties. They are hints: the rules decide
         what wins (an exact-five overline counts here as a five)."""
         return self._core.threats()
+
+    # -- what the referee, the clock and the greedy player ask of the game ------------------------
+    def outcome(self) -> Outcome | None:
+        """A five (or, under exact five, exactly five) wins; a full board is a draw."""
+        if not self.is_over():
+            return None
+        winner = self.winner()
+        assert winner is not None
+        return Outcome(winner, Termination.BOARD_FULL if winner == DRAW else Termination.FIVE)
+
+    def plies_left(self) -> float:
+        """A five ends most games within about 70 moves whatever the board's size, so a game
+        gets that, and past it a tail of 40, bounded by the empty points."""
+        played = len(self.moves)
+        empty = int(np.count_nonzero(self.board == 0))
+        return float(max(1, min(max(_TYPICAL_LENGTH - played, _LENGTH_TAIL), empty)))
+
+    def heuristic(self, moves: np.ndarray) -> np.ndarray:
+        """Win now; else block the opponent's win; else extend the own longest line through the
+        point, the opponent's line through it breaking ties. The greedy player's one ply."""
+        wins = set(self.winning_moves())
+        if wins:
+            return np.array([1.0 if int(m) in wins else 0.0 for m in moves])
+        if self.forced_moves() is not None:  # the opponent wins next move unless blocked
+            opponent = -self.to_move
+            return np.array([1.0 if self.wins_if_played(int(m), opponent) else 0.0
+                             for m in moves])
+        board = self.board.reshape(self.height, self.width)
+        own = longest_lines(board == self.to_move).reshape(-1)[moves]
+        cut = longest_lines(board == -self.to_move).reshape(-1)[moves]
+        # Lines are at most 2 * _REACH + 1 long, so the weight keeps the two apart.
+        return (own * (2 * _REACH + 2) + cut).astype(np.float64)
+
+
+def longest_lines(stones: np.ndarray) -> np.ndarray:
+    """For every point of a `[height, width]` bool board: the length of the longest row, column or
+    diagonal run of `stones` that a stone on that point would stand in (itself included, up to
+    `_REACH` stones followed on each side). Vectorised: 4 axes x 2 sides x `_REACH` slices."""
+    h, w = stones.shape
+    padded = np.pad(stones, _REACH)
+    best = np.zeros((h, w), dtype=np.int64)
+    for dx, dy in _AXES:
+        length = np.ones((h, w), dtype=np.int64)
+        for sign in (1, -1):
+            run = np.ones((h, w), dtype=bool)
+            for k in range(1, _REACH + 1):
+                y0, x0 = _REACH + sign * k * dy, _REACH + sign * k * dx
+                run &= padded[y0:y0 + h, x0:x0 + w]
+                length += run
+        np.maximum(best, length, out=best)
+    return best
