@@ -1,6 +1,433 @@
-// Placeholder until the othello part of the core lands.
+// Othello (Reversi) in the compiled core: every even board from 4x4 to 26x26, rectangular too.
+//
+// A position is two bitboards, the discs of the side to move (`own_`) and of its opponent
+// (`opp_`), bit p standing for point p = y * width + x. A board of up to 676 points needs up to 11
+// 64-bit words, so the rules are one template over the word count, instantiated for the sizes
+// that occur (8x8 fits one word, 10x10 two, 26x26 eleven): one implementation, fast on each.
+//
+// One shift moves every disc one step at once: `<< 1` along a row, `<< width` along a column,
+// `<< width +- 1` along the diagonals. A sideways shift would carry a disc off one side of the
+// board and back on at the other; a run of discs to flip never holds an edge column, so runs walk
+// only through the opponent's discs off the edge columns (`inner_`), which cannot wrap.
+//
+// Rules: Black moves first from the four centre discs (White on the centre square's top-left and
+// bottom-right). A move places a disc that flips at least one line of opponent discs. A side that
+// cannot place a disc passes, and only then; the game ends when neither side can, and the side
+// with more discs wins.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <array>
+#include <memory>
+#include <vector>
+
 #include "bindings.hpp"
 
 namespace saz {
-void bind_othello(nb::module_& m) {}
+namespace {
+
+constexpr int kMinSize = 4;
+constexpr int kMaxSize = 26;
+constexpr int kFeatures = 7;  // own, opponent, empty, legal, own_unsafe, opponent_unsafe, extra
+constexpr uint64_t kZobristTag = 0x07E1;
+
+template <int W>
+struct Bits {
+  std::array<uint64_t, W> w{};
+
+  bool any() const {
+    uint64_t acc = 0;
+    for (int i = 0; i < W; ++i) acc |= w[i];
+    return acc != 0;
+  }
+  int count() const {
+    int c = 0;
+    for (int i = 0; i < W; ++i) c += __builtin_popcountll(w[i]);
+    return c;
+  }
+  bool test(int p) const { return (w[p >> 6] >> (p & 63)) & 1; }
+  void set(int p) { w[p >> 6] |= uint64_t(1) << (p & 63); }
+  Bits operator&(const Bits& o) const {
+    Bits r;
+    for (int i = 0; i < W; ++i) r.w[i] = w[i] & o.w[i];
+    return r;
+  }
+  Bits operator|(const Bits& o) const {
+    Bits r;
+    for (int i = 0; i < W; ++i) r.w[i] = w[i] | o.w[i];
+    return r;
+  }
+  Bits operator^(const Bits& o) const {
+    Bits r;
+    for (int i = 0; i < W; ++i) r.w[i] = w[i] ^ o.w[i];
+    return r;
+  }
+  Bits& operator|=(const Bits& o) {
+    for (int i = 0; i < W; ++i) w[i] |= o.w[i];
+    return *this;
+  }
+  Bits& operator&=(const Bits& o) {
+    for (int i = 0; i < W; ++i) w[i] &= o.w[i];
+    return *this;
+  }
+  // Shifts by 0 < k < 64 bits towards higher (up) or lower (down) point indices.
+  Bits up(int k) const {
+    Bits r;
+    r.w[0] = w[0] << k;
+    for (int i = 1; i < W; ++i) r.w[i] = (w[i] << k) | (w[i - 1] >> (64 - k));
+    return r;
+  }
+  Bits down(int k) const {
+    Bits r;
+    for (int i = 0; i < W - 1; ++i) r.w[i] = (w[i] >> k) | (w[i + 1] << (64 - k));
+    r.w[W - 1] = w[W - 1] >> k;
+    return r;
+  }
+  template <typename F>
+  void for_each(F f) const {
+    for (int i = 0; i < W; ++i)
+      for (uint64_t b = w[i]; b; b &= b - 1) f(i * 64 + __builtin_ctzll(b));
+  }
+};
+
+// The flood of `seed` shifted step by step through `through` (the seed itself excluded).
+template <int W>
+inline Bits<W> flood_up(const Bits<W>& seed, int step, const Bits<W>& through) {
+  Bits<W> reached, run = seed.up(step) & through;
+  while (run.any()) {
+    reached |= run;
+    run = run.up(step) & through;
+  }
+  return reached;
+}
+template <int W>
+inline Bits<W> flood_down(const Bits<W>& seed, int step, const Bits<W>& through) {
+  Bits<W> reached, run = seed.down(step) & through;
+  while (run.any()) {
+    reached |= run;
+    run = run.down(step) & through;
+  }
+  return reached;
+}
+
+template <int W>
+class OthelloPosition final : public Position {
+ public:
+  using BB = Bits<W>;
+
+  OthelloPosition(int width, int height, const std::vector<int>& black,
+                  const std::vector<int>& white, int to_move)
+      : Position(width, height) {
+    const int n = width * height;
+    for (int p = 0; p < n; ++p) {
+      full_.set(p);
+      if (p % width != 0 && p % width != width - 1) inner_.set(p);
+    }
+    steps_ = {1, width, width + 1, width - 1};
+    BB b, wh;
+    for (int p : black) b.set(p);
+    for (int p : white) wh.set(p);
+    to_move_ = to_move;
+    own_ = to_move == BLACK ? b : wh;
+    opp_ = to_move == BLACK ? wh : b;
+    hash_ = to_move == WHITE ? side_key() : 0;
+    b.for_each([&](int p) { hash_ ^= key(BLACK, p); });
+    wh.for_each([&](int p) { hash_ ^= key(WHITE, p); });
+    history_.reserve(n + 16);
+  }
+
+  std::unique_ptr<Position> clone() const override {
+    return std::make_unique<OthelloPosition>(*this);
+  }
+  int num_features() const override { return kFeatures; }
+  int to_move() const override { return to_move_; }
+  uint64_t hash() const override { return hash_; }
+  int ply() const override { return int(history_.size()); }
+
+  void board(int8_t* out) const override {
+    const int n = num_points();
+    for (int p = 0; p < n; ++p)
+      out[p] = own_.test(p) ? int8_t(to_move_) : opp_.test(p) ? int8_t(-to_move_) : int8_t(0);
+  }
+
+  void legal_moves(Moves& out) const override {
+    out.clear();
+    update_legal();
+    legal_.for_each([&](int p) { out.push_back(p); });
+    if (pass_legal_) out.push_back(pass_move());
+  }
+
+  bool is_legal(int move) const override {
+    update_legal();
+    if (move == pass_move()) return pass_legal_;
+    return move >= 0 && move < num_points() && legal_.test(move);
+  }
+
+  void play(int move) override {
+    const int n = num_points();
+    BB flips;
+    if (move == n) {
+      update_legal();
+      if (!pass_legal_)
+        throw IllegalMove(move, legal_.any() ? "a pass is legal only when no disc can be placed"
+                                             : "the game is over");
+    } else {
+      if (move < 0 || move > n)
+        throw IllegalMove(move, "off the board (points are 0.." + std::to_string(n - 1) +
+                                    ", pass is " + std::to_string(n) + ")");
+      if (own_.test(move) || opp_.test(move)) throw IllegalMove(move, "the point is occupied");
+      flips = flips_of(move);
+      if (!flips.any()) {
+        update_legal();
+        throw IllegalMove(move, legal_.any() || pass_legal_ ? "the disc would flip nothing"
+                                                            : "the game is over");
+      }
+    }
+    history_.push_back(Record{own_, opp_, hash_, to_move_});
+    uint64_t h = hash_ ^ side_key();
+    BB placed;
+    if (move != n) {
+      placed.set(move);
+      h ^= key(to_move_, move);
+      flips.for_each([&](int p) { h ^= key(BLACK, p) ^ key(WHITE, p); });
+    }
+    BB new_own = opp_ ^ flips;
+    opp_ = own_ | placed | flips;
+    own_ = new_own;
+    to_move_ = -to_move_;
+    hash_ = h;
+    legal_valid_ = false;
+  }
+
+  void undo() override {
+    if (history_.empty()) throw UndoError("no move to undo");
+    const Record& r = history_.back();
+    own_ = r.own;
+    opp_ = r.opp;
+    hash_ = r.hash;
+    to_move_ = r.to_move;
+    history_.pop_back();
+    legal_valid_ = false;
+  }
+
+  void switch_turn() override {
+    std::swap(own_, opp_);
+    to_move_ = -to_move_;
+    hash_ ^= side_key();
+    legal_valid_ = false;
+  }
+
+  bool is_over() const override {
+    update_legal();
+    return !legal_.any() && !pass_legal_;
+  }
+
+  int winner() const override {
+    int mine = own_.count(), theirs = opp_.count();
+    if (mine == theirs) return DRAW;
+    return mine > theirs ? to_move_ : -to_move_;
+  }
+
+  void encode(float* out) const override {
+    // own / opponent / empty / legal / own_unsafe / opponent_unsafe per point from the side to
+    // move's view; the extra row has `legal` for a forced pass and `extra` = 1.
+    update_legal();
+    const int n = num_points();
+    const BB empty = full_ ^ (own_ | opp_);
+    const BB own_unsafe = exposed(opp_, own_), opp_unsafe = exposed(own_, opp_);
+    for (int p = 0; p < n; ++p) {
+      float* row = out + p * kFeatures;
+      row[0] = own_.test(p);
+      row[1] = opp_.test(p);
+      row[2] = empty.test(p);
+      row[3] = legal_.test(p);
+      row[4] = own_unsafe.test(p);
+      row[5] = opp_unsafe.test(p);
+      row[6] = 0.0f;
+    }
+    float* extra = out + n * kFeatures;
+    for (int f = 0; f < kFeatures; ++f) extra[f] = 0.0f;
+    extra[3] = pass_legal_;
+    extra[6] = 1.0f;
+  }
+
+  // -- extras for the Python layer ---------------------------------------------------------------
+  // The points `move` would turn over, ascending (none if it is no legal placement).
+  std::vector<int> flips(int move) const {
+    std::vector<int> out;
+    if (move < 0 || move >= num_points() || own_.test(move) || opp_.test(move)) return out;
+    flips_of(move).for_each([&](int p) { out.push_back(p); });
+    return out;
+  }
+  std::tuple<int, int> disc_count() const {
+    int mine = own_.count(), theirs = opp_.count();
+    return to_move_ == BLACK ? std::make_tuple(mine, theirs) : std::make_tuple(theirs, mine);
+  }
+  // (black, white) discs as 64-bit words, lowest first.
+  std::tuple<std::vector<uint64_t>, std::vector<uint64_t>> words() const {
+    const BB& b = to_move_ == BLACK ? own_ : opp_;
+    const BB& wh = to_move_ == BLACK ? opp_ : own_;
+    return {std::vector<uint64_t>(b.w.begin(), b.w.end()),
+            std::vector<uint64_t>(wh.w.begin(), wh.w.end())};
+  }
+  // (own discs the opponent could turn over next, opponent discs the side to move can), words.
+  std::tuple<std::vector<uint64_t>, std::vector<uint64_t>> unsafe_words() const {
+    BB a = exposed(opp_, own_), b = exposed(own_, opp_);
+    return {std::vector<uint64_t>(a.w.begin(), a.w.end()),
+            std::vector<uint64_t>(b.w.begin(), b.w.end())};
+  }
+
+ private:
+  struct Record {
+    BB own, opp;
+    uint64_t hash;
+    int to_move;
+  };
+
+  static uint64_t key(int color, int p) {
+    return zobrist_key(kZobristTag, 2 * uint64_t(p) + (color == WHITE));
+  }
+  static uint64_t side_key() { return zobrist_key(kZobristTag, 2 * kMaxSize * kMaxSize); }
+
+  // The discs a run may cross along each axis: the opponent's, off the edge columns when the
+  // axis has a sideways component.
+  BB through(int axis, const BB& opp) const { return axis == 1 ? opp : opp & inner_; }
+
+  // The empty points where the owner of `own` may place a disc: from every own disc at once,
+  // step onto adjacent opponent discs and keep stepping through them; an empty point one step
+  // past such a run closes a line.
+  BB mobility(const BB& own, const BB& opp) const {
+    const BB empty = full_ ^ (own | opp);
+    BB moves;
+    for (int a = 0; a < 4; ++a) {
+      const int step = steps_[a];
+      const BB thr = through(a, opp);
+      BB run = own.up(step) & thr;
+      while (run.any()) {
+        run = run.up(step);
+        moves |= run & empty;
+        run &= thr;
+      }
+      run = own.down(step) & thr;
+      while (run.any()) {
+        run = run.down(step);
+        moves |= run & empty;
+        run &= thr;
+      }
+    }
+    return moves;
+  }
+
+  // The opponent discs that `own`'s owner could turn over with its next placement: per axis, a
+  // flood from every own disc through opponent discs marks the lines with an own disc behind
+  // them, and a flood back from every empty point through those lines keeps the ones with an
+  // empty point ahead.
+  BB exposed(const BB& own, const BB& opp) const {
+    const BB empty = full_ ^ (own | opp);
+    BB out;
+    for (int a = 0; a < 4; ++a) {
+      const int step = steps_[a];
+      const BB thr = through(a, opp);
+      out |= flood_down(empty, step, flood_up(own, step, thr));
+      out |= flood_up(empty, step, flood_down(own, step, thr));
+    }
+    return out;
+  }
+
+  // What a disc of the side to move on the empty point `move` turns over: per direction, a walk
+  // through opponent discs that ends on an own disc.
+  BB flips_of(int move) const {
+    static constexpr int kDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
+    static constexpr int kDy[8] = {0, 0, 1, -1, 1, -1, -1, 1};
+    BB out;
+    const int x0 = move % width_, y0 = move / width_;
+    for (int d = 0; d < 8; ++d) {
+      int x = x0 + kDx[d], y = y0 + kDy[d];
+      BB run;
+      bool any = false;
+      while (x >= 0 && x < width_ && y >= 0 && y < height_ && opp_.test(y * width_ + x)) {
+        run.set(y * width_ + x);
+        any = true;
+        x += kDx[d];
+        y += kDy[d];
+      }
+      if (any && x >= 0 && x < width_ && y >= 0 && y < height_ && own_.test(y * width_ + x))
+        out |= run;
+    }
+    return out;
+  }
+
+  void update_legal() const {
+    if (legal_valid_) return;
+    legal_ = mobility(own_, opp_);
+    pass_legal_ = !legal_.any() && mobility(opp_, own_).any();
+    legal_valid_ = true;
+  }
+
+  BB full_, inner_;
+  std::array<int, 4> steps_{};
+  BB own_, opp_;
+  int to_move_ = BLACK;
+  uint64_t hash_ = 0;
+  std::vector<Record> history_;
+  mutable BB legal_;
+  mutable bool pass_legal_ = false;
+  mutable bool legal_valid_ = false;
+};
+
+// The position for a board, with the fewest words that hold its points.
+std::unique_ptr<Position> make_othello(int width, int height, const std::vector<int>& black,
+                                       const std::vector<int>& white, int to_move) {
+  if (width % 2 || height % 2 || width < kMinSize || width > kMaxSize || height < kMinSize ||
+      height > kMaxSize)
+    throw UnsupportedSize("Othello needs an even board side from 4 to 26, got " +
+                          std::to_string(width) + "x" + std::to_string(height));
+  const int n = width * height;
+  for (const auto* points : {&black, &white})
+    for (int p : *points)
+      if (p < 0 || p >= n) throw GameError("a disc off the board: " + std::to_string(p));
+  if (to_move != BLACK && to_move != WHITE) throw GameError("to_move must be BLACK or WHITE");
+  const int words = (n + 63) / 64;
+  switch (words) {
+    case 1: return std::make_unique<OthelloPosition<1>>(width, height, black, white, to_move);
+    case 2: return std::make_unique<OthelloPosition<2>>(width, height, black, white, to_move);
+    case 3: return std::make_unique<OthelloPosition<3>>(width, height, black, white, to_move);
+    case 4: return std::make_unique<OthelloPosition<4>>(width, height, black, white, to_move);
+    case 5:
+    case 6: return std::make_unique<OthelloPosition<6>>(width, height, black, white, to_move);
+    case 7:
+    case 8: return std::make_unique<OthelloPosition<8>>(width, height, black, white, to_move);
+    default: return std::make_unique<OthelloPosition<11>>(width, height, black, white, to_move);
+  }
+}
+
+template <int W>
+void bind_words(nb::module_& m, const char* name) {
+  using P = OthelloPosition<W>;
+  nb::class_<P, Position>(m, name)
+      .def("flips", &P::flips, nb::arg("move"))
+      .def("disc_count", &P::disc_count)
+      .def("words", &P::words)
+      .def("unsafe_words", &P::unsafe_words);
+}
+
+}  // namespace
+
+void bind_othello(nb::module_& m) {
+  // One class per word count; Python sees them through `new_othello` and the shared methods.
+  bind_words<1>(m, "Othello64");
+  bind_words<2>(m, "Othello128");
+  bind_words<3>(m, "Othello192");
+  bind_words<4>(m, "Othello256");
+  bind_words<6>(m, "Othello384");
+  bind_words<8>(m, "Othello512");
+  bind_words<11>(m, "Othello704");
+  m.def("new_othello", &make_othello, nb::arg("width"), nb::arg("height"), nb::arg("black"),
+        nb::arg("white"), nb::arg("to_move"),
+        "An Othello position with these discs (point lists) and side to move; its class holds "
+        "the fewest 64-bit words that cover the board.");
+}
+
 }  // namespace saz
