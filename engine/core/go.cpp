@@ -1,6 +1,554 @@
-// Placeholder until the go part of the core lands.
+// Go in the compiled core: Tromp-Taylor rules (area scoring, positional superko, no suicide) on
+// every board from 2x2 to 25x25, rectangular too.
+//
+// The search plays, generates moves and takes them back at every node, so the representation is
+// chosen for that:
+//
+// * **Bitboards** of one to ten 64-bit words (a template over the word count, `bits.hpp`): each
+//   colour's stones, and per chain its stones and its liberties, so merging chains is an OR,
+//   removing a liberty a bit reset and counting liberties a popcount.
+// * **Chains.** Every stone knows its chain's root (`root_[p]`, one of the chain's stones); the
+//   slots `stones_[root]` and `libs_[root]` hold the chain. A slot means something only while its
+//   root's chain is on the board. A move touches the chains around it only.
+// * **Undo.** `play` journals the old contents of every chain slot it writes, the chains it merged
+//   or captured, and the scalars; `undo` puts them back. Nothing is allocated in steady state.
+// * **Legal moves.** Superko aside, an empty point is legal when a neighbour is empty, or is our
+//   stone in a chain with another liberty, or when the move captures (the point is the single
+//   liberty of an opponent chain in atari): one bitboard dilation plus the capturing points. The
+//   chains with one or two liberties are kept as a set of roots (`short_`) for this and for the
+//   network's atari planes.
+// * **Positional superko.** Earlier positions (stones only) are kept as Zobrist hashes grouped by
+//   their number of stones. A move that captures nothing adds one stone, so it can only recreate a
+//   position with one stone more than now: the check looks at those only (almost always none).
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
 #include "bindings.hpp"
+#include "bits.hpp"
 
 namespace saz {
-void bind_go(nb::module_& m) {}
+namespace {
+
+constexpr int kMinSize = 2;
+constexpr int kMaxSize = 25;
+// own, opponent, empty, legal, own_atari, opponent_atari, own_two_liberties,
+// opponent_two_liberties, extra, komi
+constexpr int kFeatures = 10;
+
+// The Zobrist keys of one board size: per point for a black and a white stone, and for White to
+// move. They come from the Python layer (engine/games/zobrist.py), so that a position hashes the
+// same as it always has; positions of one size share them.
+struct Keys {
+  std::vector<uint64_t> black, white;
+  uint64_t white_to_move = 0;
+};
+
+// What placing a stone would do, found before anything changes.
+struct Effect {
+  int own[4], n_own = 0;          // roots of our chains next to the point
+  int enemies[4], n_enemies = 0;  // roots of opponent chains next to it
+  int captured[4], n_captured = 0;
+  uint64_t stone_hash = 0;
+  int count = 0;  // stones on the board after the move
+};
+
+template <int W>
+class GoPosition final : public Position {
+ public:
+  using BB = Bits<W>;
+
+  GoPosition(int width, int height, const std::vector<int>& black, const std::vector<int>& white,
+             int to_move, double komi, std::shared_ptr<const Keys> keys)
+      : Position(width, height), komi_(komi), keys_(std::move(keys)) {
+    const int n = width * height;
+    for (int p = 0; p < n; ++p) {
+      full_.set(p);
+      if (p % width != 0) not_first_.set(p);
+      if (p % width != width - 1) not_last_.set(p);
+      int x = p % width, y = p / width, k = 0;
+      if (x + 1 < width) nbrs_[p][k++] = p + 1;
+      if (y + 1 < height) nbrs_[p][k++] = p + width;
+      if (x > 0) nbrs_[p][k++] = p - 1;
+      if (y > 0) nbrs_[p][k++] = p - width;
+      num_nbrs_[p] = k;
+      for (int i = 0; i < k; ++i) nbr_mask_[p].set(nbrs_[p][i]);
+    }
+    color_.assign(n, EMPTY);
+    root_.assign(n, 0);
+    stones_.assign(n, BB());
+    libs_.assign(n, BB());
+    for (int p : black) occ_[0].set(p);
+    for (int p : white) occ_[1].set(p);
+    const BB empty = full_ ^ (occ_[0] | occ_[1]);
+    for (int c = 0; c < 2; ++c) {
+      const int me = c == 0 ? BLACK : WHITE;
+      BB rest = occ_[c];
+      while (rest.any()) {
+        const int r = rest.lowest();
+        const BB chain = flood(BB::single(r), occ_[c]);
+        const BB lib = dilate(chain) & empty;
+        if (!lib.any())
+          throw GameError(std::string("the ") + (me == BLACK ? "black" : "white") +
+                          " chain at point " + std::to_string(r) + " has no liberty");
+        chain.for_each([&](int q) {
+          color_[q] = int8_t(me);
+          root_[q] = int16_t(r);
+        });
+        stones_[r] = chain;
+        libs_[r] = lib;
+        if (lib.count() <= 2) short_.set(r);
+        rest = rest.minus(chain);
+      }
+    }
+    to_move_ = to_move;
+    stone_hash_ = 0;
+    occ_[0].for_each([&](int p) { stone_hash_ ^= stone_key(BLACK, p); });
+    occ_[1].for_each([&](int p) { stone_hash_ ^= stone_key(WHITE, p); });
+    seen_.assign(n + 2, {});
+    seen_[(occ_[0] | occ_[1]).count()].push_back(stone_hash_);
+    history_.reserve(2 * n + 16);
+    journal_.reserve(8 * n + 64);
+  }
+
+  std::unique_ptr<Position> clone() const override { return std::make_unique<GoPosition>(*this); }
+  int num_features() const override { return kFeatures; }
+  int to_move() const override { return to_move_; }
+  uint64_t hash() const override { return to_move_ == WHITE ? stone_hash_ ^ side_key() : stone_hash_; }
+  int ply() const override { return int(history_.size()); }
+
+  void board(int8_t* out) const override {
+    for (int p = 0; p < num_points(); ++p) out[p] = color_[p];
+  }
+
+  void legal_moves(Moves& out) const override {
+    out.clear();
+    if (passes_ >= 2) return;
+    legal_points().for_each([&](int p) { out.push_back(p); });
+    out.push_back(pass_move());
+  }
+
+  int count_legal_moves() const override {
+    return passes_ >= 2 ? 0 : legal_points().count() + 1;
+  }
+
+  bool is_legal(int move) const override {
+    if (move == pass_move()) return true;
+    Effect e;
+    return analyse(move, e) == nullptr;
+  }
+
+  void play(int move) override {
+    const int n = num_points();
+    if (move == n) {
+      history_.push_back(Record{move, to_move_, passes_, stone_hash_, occ_[0], occ_[1], short_,
+                                {captures_[0], captures_[1]}, int(journal_.size()),
+                                int(merged_.size()), int(captured_.size())});
+      ++passes_;
+    } else {
+      Effect e;
+      if (const char* why = analyse(move, e)) throw IllegalMove(move, why);
+      place(move, e);
+    }
+    to_move_ = -to_move_;
+    legal_valid_ = false;
+  }
+
+  void undo() override {
+    if (history_.empty()) throw UndoError("no move to undo");
+    const Record r = history_.back();
+    history_.pop_back();
+    if (r.move != num_points()) {
+      const int count = (occ_[0] | occ_[1]).count();
+      seen_[count].pop_back();
+      color_[r.move] = EMPTY;
+      for (int j = int(journal_.size()) - 1; j >= r.journal; --j) {
+        const Slot& s = journal_[j];
+        stones_[s.root] = s.stones;
+        libs_[s.root] = s.libs;
+      }
+      journal_.resize(r.journal);
+      for (int j = r.merged; j < int(merged_.size()); ++j) {
+        const int root = merged_[j];
+        stones_[root].for_each([&](int q) { root_[q] = int16_t(root); });
+      }
+      merged_.resize(r.merged);
+      for (int j = r.captured; j < int(captured_.size()); ++j) {
+        const int root = captured_[j];
+        stones_[root].for_each([&](int q) {
+          color_[q] = int8_t(-r.mover);
+          root_[q] = int16_t(root);
+        });
+      }
+      captured_.resize(r.captured);
+    }
+    to_move_ = r.mover;
+    passes_ = r.passes;
+    stone_hash_ = r.stone_hash;
+    occ_[0] = r.black;
+    occ_[1] = r.white;
+    short_ = r.short_roots;
+    captures_[0] = r.captures[0];
+    captures_[1] = r.captures[1];
+    legal_valid_ = false;
+  }
+
+  void switch_turn() override {
+    to_move_ = -to_move_;
+    legal_valid_ = false;
+  }
+
+  bool is_over() const override { return passes_ >= 2; }
+
+  int winner() const override {
+    const double s = score();
+    return s > 0 ? BLACK : s < 0 ? WHITE : DRAW;
+  }
+
+  void winning_moves(Moves& out) const override {
+    // After the opponent's pass, passing ends the game: a win when the count favours us.
+    out.clear();
+    if (passes_ == 1 && score() * to_move_ > 0) out.push_back(pass_move());
+  }
+
+  void encode(float* out) const override {
+    const int n = num_points();
+    const int me = to_move_;
+    const BB& mine = occ(me);
+    const BB& theirs = occ(-me);
+    const BB empty = full_ ^ (mine | theirs);
+    const bool open = passes_ < 2;
+    const BB legal = open ? legal_points() : BB();
+    BB one, two;  // stones of chains with one liberty, with two
+    short_.for_each([&](int r) {
+      const int libs = libs_[r].count();
+      if (libs == 1) one |= stones_[r];
+      else if (libs == 2) two |= stones_[r];
+    });
+    for (int p = 0; p < n; ++p) {
+      float* row = out + p * kFeatures;
+      const bool m = mine.test(p), t = theirs.test(p);
+      row[0] = m;
+      row[1] = t;
+      row[2] = empty.test(p);
+      row[3] = legal.test(p);
+      row[4] = m && one.test(p);
+      row[5] = t && one.test(p);
+      row[6] = m && two.test(p);
+      row[7] = t && two.test(p);
+      row[8] = 0.0f;
+      row[9] = 0.0f;
+    }
+    float* extra = out + n * kFeatures;
+    for (int f = 0; f < kFeatures; ++f) extra[f] = 0.0f;
+    extra[3] = open;  // the pass
+    extra[8] = 1.0f;
+    extra[9] = float(-me * komi_ / n);  // komi helps White: positive when White is to move
+  }
+
+  // -- extras for the Python layer ---------------------------------------------------------------
+  double komi() const { return komi_; }
+  void set_komi(double komi) { komi_ = komi; }
+  int passes() const { return passes_; }
+  // After two passes, a controller may play on: the passes no longer end the game.
+  void resume() {
+    passes_ = 0;
+    legal_valid_ = false;
+  }
+  int captures(int color) const { return captures_[color == BLACK ? 0 : 1]; }
+  int liberties(int point) const {
+    if (point < 0 || point >= num_points())
+      throw GameError("point " + std::to_string(point) + " is off the board");
+    return color_[point] == EMPTY ? 0 : libs_[root_[point]].count();
+  }
+  // Tromp-Taylor areas (black, white): stones plus the empty points that reach only that colour.
+  std::tuple<int, int> areas() const {
+    const BB empty = full_ ^ (occ_[0] | occ_[1]);
+    const BB reach_b = flood(occ_[0], occ_[0] | empty) & empty;
+    const BB reach_w = flood(occ_[1], occ_[1] | empty) & empty;
+    return {occ_[0].count() + reach_b.minus(reach_w).count(),
+            occ_[1].count() + reach_w.minus(reach_b).count()};
+  }
+  double score() const {
+    auto [b, w] = areas();
+    return b - w - komi_;
+  }
+
+ private:
+  struct Slot {
+    int root;
+    BB stones, libs;
+  };
+  struct Record {
+    int move, mover, passes;
+    uint64_t stone_hash;
+    BB black, white, short_roots;
+    int captures[2];
+    int journal, merged, captured;  // where this move's entries start in the three stacks
+  };
+
+  uint64_t stone_key(int color, int p) const {
+    return color == BLACK ? keys_->black[p] : keys_->white[p];
+  }
+  uint64_t side_key() const { return keys_->white_to_move; }
+
+  const BB& occ(int color) const { return occ_[color == BLACK ? 0 : 1]; }
+  BB& occ(int color) { return occ_[color == BLACK ? 0 : 1]; }
+
+  BB dilate(const BB& m) const {
+    const int w = width_;
+    BB r = (m.up(1) & not_first_) | (m.down(1) & not_last_);
+    if (w < 64) r |= (m.up(w) & full_) | m.down(w);
+    return r;
+  }
+  BB flood(BB region, const BB& within) const {
+    while (true) {
+      BB grown = region | (dilate(region) & within);
+      if (grown == region) return region;
+      region = grown;
+    }
+  }
+
+  // Why a stone of the side to move on `p` is illegal (nullptr: it is legal, and `e` says what
+  // it would do).
+  const char* analyse(int p, Effect& e) const {
+    if (p < 0 || p >= num_points()) return "off the board";
+    if (color_[p] != EMPTY) return "occupied point";
+    const int me = to_move_;
+    bool breathes = false;
+    for (int i = 0; i < num_nbrs_[p]; ++i) {
+      const int q = nbrs_[p][i];
+      const int c = color_[q];
+      if (c == EMPTY) {
+        breathes = true;
+        continue;
+      }
+      const int r = root_[q];
+      if (c == me) {
+        if (std::find(e.own, e.own + e.n_own, r) == e.own + e.n_own) {
+          e.own[e.n_own++] = r;
+          if (libs_[r].count() > 1) breathes = true;
+        }
+      } else if (std::find(e.enemies, e.enemies + e.n_enemies, r) == e.enemies + e.n_enemies) {
+        e.enemies[e.n_enemies++] = r;
+        if (libs_[r].count() == 1) e.captured[e.n_captured++] = r;
+      }
+    }
+    if (!breathes && e.n_captured == 0) return "suicide";
+    uint64_t h = stone_hash_ ^ stone_key(me, p);
+    int count = (occ_[0] | occ_[1]).count() + 1;
+    for (int i = 0; i < e.n_captured; ++i) {
+      const BB& gone = stones_[e.captured[i]];
+      count -= gone.count();
+      gone.for_each([&](int q) { h ^= stone_key(-me, q); });
+    }
+    const auto& same = seen_[count];
+    if (std::find(same.begin(), same.end(), h) != same.end())
+      return "positional superko: the position would repeat";
+    e.stone_hash = h;
+    e.count = count;
+    return nullptr;
+  }
+
+  void place(int p, const Effect& e) {
+    const int me = to_move_;
+    history_.push_back(Record{p, me, passes_, stone_hash_, occ_[0], occ_[1], short_,
+                              {captures_[0], captures_[1]}, int(journal_.size()),
+                              int(merged_.size()), int(captured_.size())});
+    const int first_slot = int(journal_.size());
+    const BB empty = full_ ^ (occ_[0] | occ_[1]);
+    color_[p] = int8_t(me);
+    auto is_captured = [&](int r) {
+      return std::find(e.captured, e.captured + e.n_captured, r) != e.captured + e.n_captured;
+    };
+    for (int i = 0; i < e.n_enemies; ++i) {
+      const int r = e.enemies[i];
+      if (is_captured(r)) continue;
+      journal_.push_back(Slot{r, stones_[r], libs_[r]});
+      libs_[r].reset(p);
+    }
+    // The new stone and our chains next to it become one chain, rooted at the largest.
+    int root = p;
+    if (e.n_own == 1) {
+      root = e.own[0];
+    } else if (e.n_own > 1) {
+      root = e.own[0];
+      for (int i = 1; i < e.n_own; ++i)
+        if (stones_[e.own[i]].count() > stones_[root].count()) root = e.own[i];
+    }
+    journal_.push_back(Slot{root, stones_[root], libs_[root]});
+    BB chain = BB::single(p), lib = nbr_mask_[p] & empty;
+    for (int i = 0; i < e.n_own; ++i) {
+      chain |= stones_[e.own[i]];
+      lib |= libs_[e.own[i]];
+    }
+    lib.reset(p);
+    stones_[root] = chain;
+    libs_[root] = lib;
+    root_[p] = int16_t(root);
+    for (int i = 0; i < e.n_own; ++i) {
+      const int r = e.own[i];
+      if (r == root) continue;
+      merged_.push_back(r);
+      stones_[r].for_each([&](int q) { root_[q] = int16_t(root); });
+    }
+    // Captured stones leave the board; each becomes a liberty of our chains next to it.
+    BB gone;
+    for (int i = 0; i < e.n_captured; ++i) {
+      const int r = e.captured[i];
+      captured_.push_back(r);
+      gone |= stones_[r];
+    }
+    if (e.n_captured) {
+      gone.for_each([&](int q) { color_[q] = EMPTY; });
+      gone.for_each([&](int q) {
+        for (int i = 0; i < num_nbrs_[q]; ++i) {
+          const int nb = nbrs_[q][i];
+          if (color_[nb] == me) {
+            const int r = root_[nb];
+            if (!libs_[r].test(q)) {
+              journal_.push_back(Slot{r, stones_[r], libs_[r]});
+              libs_[r].set(q);
+            }
+          }
+        }
+      });
+      captures_[me == BLACK ? 0 : 1] += gone.count();
+    }
+    occ(me).set(p);
+    occ(-me) = occ(-me).minus(gone);
+    // The chains short of liberties: drop the ones that changed or vanished, re-add changed ones.
+    for (int i = 0; i < e.n_own; ++i) short_.reset(e.own[i]);
+    for (int i = 0; i < e.n_captured; ++i) short_.reset(e.captured[i]);
+    for (int j = first_slot; j < int(journal_.size()); ++j) {
+      const int r = journal_[j].root;
+      if (libs_[r].count() <= 2) short_.set(r);
+      else short_.reset(r);
+    }
+    stone_hash_ = e.stone_hash;
+    seen_[e.count].push_back(e.stone_hash);
+    passes_ = 0;
+  }
+
+  // The legal points (pass not included) for the side to move; cached until the position
+  // changes. See the header: one dilation plus the capturing points, then superko.
+  BB legal_points() const {
+    if (legal_valid_) return legal_;
+    const int me = to_move_;
+    BB weak;  // our stones in atari: they give no liberty to a stone played next to them
+    BB capturing;
+    short_.for_each([&](int r) {
+      if (libs_[r].count() != 1) return;
+      if (color_[r] == me) weak |= stones_[r];
+      else capturing |= libs_[r];
+    });
+    const BB empty = full_ ^ (occ_[0] | occ_[1]);
+    BB legal = empty & (dilate(empty | occ(me).minus(weak)) | capturing);
+    // Positional superko: a non-capturing move adds a stone, so only positions with one stone
+    // more can recur; each capturing move is checked in full.
+    const int count = (occ_[0] | occ_[1]).count();
+    if (!seen_[count + 1].empty()) {
+      for (uint64_t h : seen_[count + 1]) {
+        const uint64_t k = h ^ stone_hash_;
+        empty.minus(capturing).for_each([&](int p) {
+          if (stone_key(me, p) == k) legal.reset(p);
+        });
+      }
+    }
+    capturing.for_each([&](int p) {
+      Effect e;
+      if (analyse(p, e) != nullptr) legal.reset(p);
+    });
+    legal_ = legal;
+    legal_valid_ = true;
+    return legal;
+  }
+
+  double komi_;
+  std::shared_ptr<const Keys> keys_;
+  BB full_, not_first_, not_last_;
+  int nbrs_[kMaxSize * kMaxSize][4];
+  int num_nbrs_[kMaxSize * kMaxSize];
+  BB nbr_mask_[kMaxSize * kMaxSize];
+  std::vector<int8_t> color_;
+  std::vector<int16_t> root_;
+  std::vector<BB> stones_, libs_;
+  BB occ_[2];  // black, white
+  BB short_;   // roots of the chains with one or two liberties
+  int to_move_ = BLACK;
+  int passes_ = 0;
+  int captures_[2] = {0, 0};  // stones captured by black, by white
+  uint64_t stone_hash_ = 0;
+  std::vector<std::vector<uint64_t>> seen_;  // earlier positions' stone hashes by stone count
+  std::vector<Record> history_;
+  std::vector<Slot> journal_;
+  std::vector<int> merged_, captured_;
+  mutable BB legal_;
+  mutable bool legal_valid_ = false;
+};
+
+std::unique_ptr<Position> make_go(int width, int height, const std::vector<int>& black,
+                                  const std::vector<int>& white, int to_move, double komi,
+                                  const std::vector<uint64_t>& black_keys,
+                                  const std::vector<uint64_t>& white_keys,
+                                  uint64_t white_to_move_key) {
+  if (width < kMinSize || width > kMaxSize || height < kMinSize || height > kMaxSize)
+    throw UnsupportedSize("Go board " + std::to_string(width) + "x" + std::to_string(height) +
+                          " is not supported: each side must be 2..25");
+  const int n = width * height;
+  for (const auto* points : {&black, &white})
+    for (int p : *points)
+      if (p < 0 || p >= n) throw GameError("a stone off the board: " + std::to_string(p));
+  if (to_move != BLACK && to_move != WHITE) throw GameError("to_move must be BLACK or WHITE");
+  if (int(black_keys.size()) != n || int(white_keys.size()) != n)
+    throw GameError("Go needs one Zobrist key per point and colour");
+  auto keys = std::make_shared<Keys>(Keys{black_keys, white_keys, white_to_move_key});
+  switch ((n + 63) / 64) {
+    case 1: return std::make_unique<GoPosition<1>>(width, height, black, white, to_move, komi, keys);
+    case 2: return std::make_unique<GoPosition<2>>(width, height, black, white, to_move, komi, keys);
+    case 3:
+    case 4: return std::make_unique<GoPosition<4>>(width, height, black, white, to_move, komi, keys);
+    case 5:
+    case 6: return std::make_unique<GoPosition<6>>(width, height, black, white, to_move, komi, keys);
+    default:
+      return std::make_unique<GoPosition<10>>(width, height, black, white, to_move, komi, keys);
+  }
+}
+
+template <int W>
+void bind_words(nb::module_& m, const char* name) {
+  using P = GoPosition<W>;
+  nb::class_<P, Position>(m, name)
+      .def_prop_rw("komi", &P::komi, &P::set_komi)
+      .def_prop_ro("passes", &P::passes)
+      .def("resume", &P::resume)
+      .def("captures", &P::captures, nb::arg("color"))
+      .def("liberties", &P::liberties, nb::arg("point"))
+      .def("areas", &P::areas)
+      .def("score", &P::score);
+}
+
+}  // namespace
+
+void bind_go(nb::module_& m) {
+  bind_words<1>(m, "Go64");
+  bind_words<2>(m, "Go128");
+  bind_words<4>(m, "Go256");
+  bind_words<6>(m, "Go384");
+  bind_words<10>(m, "Go640");
+  m.def("new_go", &make_go, nb::arg("width"), nb::arg("height"), nb::arg("black"),
+        nb::arg("white"), nb::arg("to_move"), nb::arg("komi"), nb::arg("black_keys"),
+        nb::arg("white_keys"), nb::arg("white_to_move_key"),
+        "A Go position with these stones (point lists), side to move, komi and Zobrist keys; its "
+        "class holds the fewest 64-bit words that cover the board. GameError for a chain "
+        "without liberty.");
+}
+
 }  // namespace saz

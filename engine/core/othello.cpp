@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "bits.hpp"
 
 namespace saz {
 namespace {
@@ -32,85 +33,6 @@ constexpr int kMinSize = 4;
 constexpr int kMaxSize = 26;
 constexpr int kFeatures = 7;  // own, opponent, empty, legal, own_unsafe, opponent_unsafe, extra
 constexpr uint64_t kZobristTag = 0x07E1;
-
-template <int W>
-struct Bits {
-  std::array<uint64_t, W> w{};
-
-  bool any() const {
-    uint64_t acc = 0;
-    for (int i = 0; i < W; ++i) acc |= w[i];
-    return acc != 0;
-  }
-  int count() const {
-    int c = 0;
-    for (int i = 0; i < W; ++i) c += __builtin_popcountll(w[i]);
-    return c;
-  }
-  bool test(int p) const { return (w[p >> 6] >> (p & 63)) & 1; }
-  void set(int p) { w[p >> 6] |= uint64_t(1) << (p & 63); }
-  Bits operator&(const Bits& o) const {
-    Bits r;
-    for (int i = 0; i < W; ++i) r.w[i] = w[i] & o.w[i];
-    return r;
-  }
-  Bits operator|(const Bits& o) const {
-    Bits r;
-    for (int i = 0; i < W; ++i) r.w[i] = w[i] | o.w[i];
-    return r;
-  }
-  Bits operator^(const Bits& o) const {
-    Bits r;
-    for (int i = 0; i < W; ++i) r.w[i] = w[i] ^ o.w[i];
-    return r;
-  }
-  Bits& operator|=(const Bits& o) {
-    for (int i = 0; i < W; ++i) w[i] |= o.w[i];
-    return *this;
-  }
-  Bits& operator&=(const Bits& o) {
-    for (int i = 0; i < W; ++i) w[i] &= o.w[i];
-    return *this;
-  }
-  // Shifts by 0 < k < 64 bits towards higher (up) or lower (down) point indices.
-  Bits up(int k) const {
-    Bits r;
-    r.w[0] = w[0] << k;
-    for (int i = 1; i < W; ++i) r.w[i] = (w[i] << k) | (w[i - 1] >> (64 - k));
-    return r;
-  }
-  Bits down(int k) const {
-    Bits r;
-    for (int i = 0; i < W - 1; ++i) r.w[i] = (w[i] >> k) | (w[i + 1] << (64 - k));
-    r.w[W - 1] = w[W - 1] >> k;
-    return r;
-  }
-  template <typename F>
-  void for_each(F f) const {
-    for (int i = 0; i < W; ++i)
-      for (uint64_t b = w[i]; b; b &= b - 1) f(i * 64 + __builtin_ctzll(b));
-  }
-};
-
-// The flood of `seed` shifted step by step through `through` (the seed itself excluded).
-template <int W>
-inline Bits<W> flood_up(const Bits<W>& seed, int step, const Bits<W>& through) {
-  Bits<W> reached, run = seed.up(step) & through;
-  while (run.any()) {
-    reached |= run;
-    run = run.up(step) & through;
-  }
-  return reached;
-}
-template <int W>
-inline Bits<W> flood_down(const Bits<W>& seed, int step, const Bits<W>& through) {
-  Bits<W> reached, run = seed.down(step) & through;
-  while (run.any()) {
-    reached |= run;
-    run = run.down(step) & through;
-  }
-  return reached;
-}
 
 template <int W>
 class OthelloPosition final : public Position {
@@ -157,6 +79,11 @@ class OthelloPosition final : public Position {
     update_legal();
     legal_.for_each([&](int p) { out.push_back(p); });
     if (pass_legal_) out.push_back(pass_move());
+  }
+
+  int count_legal_moves() const override {
+    update_legal();
+    return legal_.count() + pass_legal_;
   }
 
   bool is_legal(int move) const override {

@@ -12,9 +12,9 @@ uint64_t zobrist_key(uint64_t game_tag, uint64_t index) {
 }
 
 static uint64_t perft_rec(Position& pos, int depth, uint64_t& plays, std::vector<Moves>& stack) {
+  if (depth == 1) return pos.count_legal_moves();
   Moves& moves = stack[depth];
   pos.legal_moves(moves);
-  if (depth == 1) return moves.size();
   plays += moves.size();
   uint64_t total = 0;
   for (size_t i = 0; i < moves.size(); ++i) {

@@ -75,6 +75,12 @@ class Position {
 
   // The moves the side to move may choose from, ascending (empty once the game is over).
   virtual void legal_moves(Moves& out) const = 0;
+  // How many moves `legal_moves` would list (perft's last ply counts them in bulk).
+  virtual int count_legal_moves() const {
+    Moves moves;
+    legal_moves(moves);
+    return int(moves.size());
+  }
   // Whether `play(move)` would accept `move` now (never throws).
   virtual bool is_legal(int move) const = 0;
   // Play `move` for the side to move; IllegalMove leaves the position unchanged.
