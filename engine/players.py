@@ -4,7 +4,8 @@ They are the yardsticks a trained network must beat (the trainer's periodic eval
 `--player` choices of the front-ends, so they are deliberately simple and cheap:
 
 * `RandomPlayer` plays a uniformly random legal move.
-* `GreedyPlayer` plays one ply of a per-game heuristic, breaking ties at random:
+* `GreedyPlayer` plays one ply of its game's heuristic (`Game.heuristic`), breaking ties at
+  random:
   - Othello: the move that flips the most discs;
   - Gomoku: win if it can, else block the opponent's immediate win, else the point that makes the
     longest own line (among those, the one that cuts the opponent's longest line);
@@ -29,10 +30,6 @@ from saz.engine.games.base import Game
 from saz.engine.games.errors import GameError
 from saz.engine.search.mcts import MoveInfo, SearchLimits, SearchResult, SearchStats
 
-#: Line directions (dx, dy) for Gomoku runs: along a row, a column and both diagonals.
-_AXES = ((1, 0), (0, 1), (1, 1), (1, -1))
-#: How far a run is followed on each side of a point: four stones on one side already make five.
-_REACH = 4
 
 
 class Player(Protocol):
@@ -66,94 +63,18 @@ class RandomPlayer:
 
 
 class GreedyPlayer:
-    """Plays the best move of a one-ply heuristic of its game (see the module docstring)."""
+    """Plays the best move of its game's one-ply heuristic (`Game.heuristic`, see the module
+    docstring), breaking ties at random."""
 
     name = "greedy"
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
-        self._heuristics: dict[str, Callable[[Game, np.ndarray], int]] = {
-            "othello": self._othello, "gomoku": self._gomoku, "go": self._go}
 
     def choose(self, game: Game) -> int:
-        heuristic = self._heuristics.get(game.name)
-        if heuristic is None:
-            raise ValueError(f"the greedy player knows no heuristic for {game.name!r}")
-        return heuristic(game, _legal_or_raise(game))
-
-    def _best(self, moves: np.ndarray | list[int], scores: np.ndarray | list[float]) -> int:
-        """One of the highest-scoring moves, at random."""
-        scores = np.asarray(scores)
-        return int(np.asarray(moves)[self.rng.choice(np.flatnonzero(scores == scores.max()))])
-
-    # -- Othello -------------------------------------------------------------------------------
-    def _othello(self, game: Game, legal: np.ndarray) -> int:
-        if legal[0] == game.pass_move:  # the forced pass is the only legal move
-            return int(legal[0])
-        return self._best(legal, [len(game.flips(int(m))) for m in legal])  # type: ignore[attr-defined]
-
-    # -- Gomoku --------------------------------------------------------------------------------
-    def _gomoku(self, game: Game, legal: np.ndarray) -> int:
-        wins = game.winning_moves()
-        if wins:
-            return int(self.rng.choice(wins))
-        if game.forced_moves() is not None:  # the opponent wins next move unless blocked
-            opponent = -game.to_move
-            threats = [int(m) for m in legal
-                       if game.wins_if_played(int(m), opponent)]  # type: ignore[attr-defined]
-            return int(self.rng.choice(threats))
-        board = game.board.reshape(game.height, game.width)
-        own = longest_lines(board == game.to_move).reshape(-1)[legal]
-        cut = longest_lines(board == -game.to_move).reshape(-1)[legal]
-        # Own line first; the opponent's line through the point only breaks ties (lines are at
-        # most 2 * _REACH + 1 long, so the weight keeps the two apart).
-        return self._best(legal, own * (2 * _REACH + 2) + cut)
-
-    # -- Go ------------------------------------------------------------------------------------
-    def _go(self, game: Game, legal: np.ndarray) -> int:
-        me = game.to_move
-        board = game.board
-        neighbors = game.grid.neighbors
-        candidates = [int(m) for m in legal if m != game.pass_move
-                      and not _is_own_eye(board, neighbors[m], me)]
-        if not candidates:
-            return game.pass_move
-        captured = np.zeros(len(candidates), dtype=np.int64)
-        safe = np.zeros(len(candidates), dtype=bool)
-        before = game.captures(me)  # type: ignore[attr-defined]
-        for i, move in enumerate(candidates):
-            game.play(move)
-            captured[i] = game.captures(me) - before  # type: ignore[attr-defined]
-            safe[i] = game.liberties(move) > 1  # type: ignore[attr-defined]
-            game.undo()
-        if captured.max() > 0:
-            return self._best(candidates, captured)
-        pool = [m for m, ok in zip(candidates, safe) if ok] or candidates
-        return int(self.rng.choice(pool))
-
-
-def _is_own_eye(board: np.ndarray, neighbors: tuple[int, ...], color: int) -> bool:
-    """An empty point all of whose orthogonal neighbours are stones of `color`."""
-    return all(board[q] == color for q in neighbors)
-
-
-def longest_lines(stones: np.ndarray) -> np.ndarray:
-    """For every point of a `[height, width]` bool board: the length of the longest row, column or
-    diagonal run of `stones` that a stone on that point would stand in (itself included, up to
-    `_REACH` stones followed on each side). Vectorised: 4 axes x 2 sides x `_REACH` slices."""
-    h, w = stones.shape
-    padded = np.pad(stones, _REACH)
-    best = np.zeros((h, w), dtype=np.int64)
-    for dx, dy in _AXES:
-        length = np.ones((h, w), dtype=np.int64)
-        for sign in (1, -1):
-            run = np.ones((h, w), dtype=bool)
-            for k in range(1, _REACH + 1):
-                y0, x0 = _REACH + sign * k * dy, _REACH + sign * k * dx
-                run &= padded[y0:y0 + h, x0:x0 + w]
-                length += run
-        np.maximum(best, length, out=best)
-    return best
+        legal = _legal_or_raise(game)
+        scores = np.asarray(game.heuristic(legal))
+        return int(legal[self.rng.choice(np.flatnonzero(scores == scores.max()))])
 
 
 class PlayerSearch:
@@ -207,5 +128,5 @@ def make_player(name: str, seed: int | None = None) -> Player:
                          f"{', '.join(PLAYERS)}") from None
 
 
-__all__ = ["PLAYERS", "GreedyPlayer", "Player", "PlayerSearch", "RandomPlayer", "longest_lines",
+__all__ = ["PLAYERS", "GreedyPlayer", "Player", "PlayerSearch", "RandomPlayer",
            "make_player"]

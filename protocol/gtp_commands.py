@@ -44,6 +44,7 @@ from saz.engine.games import (
 )
 from saz.engine.games import new_game as make_game
 from saz.engine.games.base import BLACK, COLOR_NAMES, DRAW, EMPTY, WHITE
+from saz.engine.games.go import Go
 from saz.engine.search.clock import (
     TimeControlError,
     from_gtp_time_settings,
@@ -318,8 +319,7 @@ class GtpEngine:
 
     def get_komi(self, args: tuple[str, ...]) -> str:
         """GNU Go's: the komi of the game (Go only: the other games have none)."""
-        self._require_go("get_komi")
-        return f"{self.game.rules.komi:g}"  # type: ignore[attr-defined]
+        return f"{self._go('get_komi').rules.komi:g}"
 
     def kgs_rules(self, args: tuple[str, ...]) -> str:
         """KGS's `kgs-rules chinese|aga|new_zealand|japanese`: the rule sets that score by area
@@ -331,7 +331,7 @@ class GtpEngine:
 
     def kata_get_rules(self, args: tuple[str, ...]) -> str:
         """KataGo's: the rules saz plays, as KataGo describes rules (JSON)."""
-        self._require_go("kata-get-rules")
+        self._go("kata-get-rules")
         return json.dumps(KATA_RULES, separators=(",", ":"))
 
     def kata_set_rules(self, args: tuple[str, ...]) -> str:
@@ -355,7 +355,7 @@ class GtpEngine:
 
     def _area_rules(self, name: str) -> None:
         """Accept the rule set `name` if saz plays it (area scoring), else GtpError."""
-        self._require_go("rules")
+        self._go("rules")
         if name in TERRITORY_RULE_SETS:
             raise GtpError(f"{name} rules score territory; saz plays area scoring only "
                            f"(Tromp-Taylor without suicide, positional superko)")
@@ -370,7 +370,7 @@ class GtpEngine:
             komi = float(args[0])
         except ValueError:
             raise syntax_error(f"komi {args[0]!r} is not a number") from None
-        if self.engine.game_name == "go":  # the other games have no komi: accepted, ignored
+        if isinstance(self.game, Go):  # the other games have no komi: accepted, ignored
             try:
                 self.engine.set_rules(komi=komi)
             except GameError as exc:
@@ -391,9 +391,9 @@ class GtpEngine:
     # -- handicap (Go) ----------------------------------------------------------------------------
     def fixed_handicap(self, args: tuple[str, ...]) -> str:
         stones = self._handicap_count(args, "fixed_handicap STONES")
-        game = self.game.copy()
+        game = self._go("fixed_handicap").copy()
         try:
-            points = game.place_fixed_handicap(stones)  # type: ignore[attr-defined]
+            points = game.place_fixed_handicap(stones)
         except GameError:
             raise GtpError(INVALID_STONES) from None
         self._adopt(game)
@@ -401,27 +401,27 @@ class GtpEngine:
 
     def place_free_handicap(self, args: tuple[str, ...]) -> str:
         stones = self._handicap_count(args, "place_free_handicap STONES")
-        game = self.game.copy()
+        game = self._go("place_free_handicap").copy()
         if not 2 <= stones < game.num_points:
             raise GtpError(INVALID_STONES)
         points = free_handicap_points(game.width, game.height, stones)
-        game.place_free_handicap(points)  # type: ignore[attr-defined]
+        game.place_free_handicap(points)
         self._adopt(game)
         return " ".join(map(self._format, points))
 
     def set_free_handicap(self, args: tuple[str, ...]) -> str:
-        self._require_go("set_free_handicap")
-        if not _is_empty(self.game):
+        go = self._go("set_free_handicap")
+        if not _is_empty(go):
             raise GtpError(BOARD_NOT_EMPTY)
         try:
             points = [self.vertices.parse(text) for text in args]
         except GtpValueError:
             raise GtpError(BAD_VERTEX_LIST) from None
-        game = self.game.copy()
+        game = go.copy()
         if game.pass_move in points:
             raise GtpError(BAD_VERTEX_LIST)
         try:
-            game.place_free_handicap(points)  # type: ignore[attr-defined]
+            game.place_free_handicap(points)
         except GameError:
             raise GtpError(BAD_VERTEX_LIST) from None
         self._adopt(game)
@@ -456,16 +456,19 @@ class GtpEngine:
         return ""
 
     def _handicap_count(self, args: tuple[str, ...], usage: str) -> int:
-        self._require_go(usage.split()[0])
+        self._go(usage.split()[0])
         _arguments(args, 1, usage)
         stones = _integer(args[0], "number of stones")
         if not _is_empty(self.game):
             raise GtpError(BOARD_NOT_EMPTY)
         return stones
 
-    def _require_go(self, command: str) -> None:
-        if self.engine.game_name != "go":
-            raise GtpError(f"{command} is a Go command; the game is {self.engine.game_name}")
+    def _go(self, command: str) -> Go:
+        """The game, which `command` needs to be Go (handicap, komi, Go's rules and scoring)."""
+        game = self.game
+        if not isinstance(game, Go):
+            raise GtpError(f"{command} is a Go command; the game is {game.name}")
+        return game
 
     def _adopt(self, game: Game) -> None:
         """Make a position set up on a copy the engine's."""
@@ -621,7 +624,7 @@ class GtpEngine:
     def final_status_list(self, args: tuple[str, ...]) -> str:
         """Go: the stones of a status, one per line. Area scoring counts every stone as it
         stands (Tromp-Taylor), so every stone is alive and none is dead or in seki."""
-        self._require_go("final_status_list")
+        self._go("final_status_list")
         _arguments(args, 1, "final_status_list alive|dead|seki")
         status = args[0].lower()
         if status not in ("alive", "dead", "seki"):
@@ -648,7 +651,7 @@ class GtpEngine:
         return ""
 
     def _rules_text(self) -> str:
-        rules = self.game.rules  # type: ignore[attr-defined]
+        rules = self.game.rules
         return str(getattr(rules, "rule", getattr(rules, "name", rules)))
 
     def loadsgf(self, args: tuple[str, ...]) -> str:
@@ -662,8 +665,8 @@ class GtpEngine:
             game = self._replay(record, until)
         except (OSError, SgfError, GameError) as exc:
             raise GtpError(f"{CANNOT_LOAD}: {exc}") from None
-        if record.game == "go":
-            self.engine.set_rules(komi=game.rules.komi)  # type: ignore[attr-defined]
+        if isinstance(game, Go):
+            self.engine.set_rules(komi=game.rules.komi)
         self._adopt(game)
         return ""
 
@@ -706,9 +709,8 @@ class GtpEngine:
         status = f"{COLOR_NAMES[game.to_move]} to move"
         if game.is_over():
             status = f"game over: {_result_word(game)}"
-        if game.name == "go":
-            status += (f"; captures: black {game.captures(BLACK)}, "  # type: ignore[attr-defined]
-                       f"white {game.captures(WHITE)}")  # type: ignore[attr-defined]
+        if isinstance(game, Go):
+            status += f"; captures: black {game.captures(BLACK)}, white {game.captures(WHITE)}"
         lines.append(status)
         return "\n".join(lines)
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from saz.engine.games.base import BLACK, DRAW, WHITE, Game
+from saz.engine.games.go import Go
 from saz.protocol.sgf import GAME_TYPES
 
 #: SGF game types by the engine's game names.
@@ -70,8 +71,8 @@ def format_sgf(game: Game, info: SgfInfo = SgfInfo()) -> str:
     root = [("FF", "4"), ("CA", "UTF-8"), ("GM", str(GAME_NUMBERS[game.name])),
             ("AP", info.application), ("SZ", _size(game.width, game.height))]
     board, first = game.start_position()
-    if game.name == "go":
-        root.append(("KM", f"{game.rules.komi:g}"))  # type: ignore[attr-defined]
+    if isinstance(game, Go):  # komi and handicap are Go's SGF properties
+        root.append(("KM", f"{game.rules.komi:g}"))
         # Black stones alone with White to move are a handicap (SGF's HA; readers infer from it
         # who moves first when the record has no move yet).
         stones = int((board == BLACK).sum())

@@ -222,9 +222,10 @@ class GtpAdapter(EngineAdapter):
 
     def _tell(self, game: Game, index: int) -> None:
         """`play` the game's move `index`, which the engine has not seen. Othello's forced
-        passes are never sent: GTP Othello engines skip a side that cannot move themselves."""
+        passes are never sent (`Game.passes_implicitly`): GTP Othello engines skip a side that
+        cannot move themselves."""
         move = game.moves[index]
-        if game.name == "othello" and move == game.pass_move:
+        if game.passes_implicitly and move == game.pass_move:
             return
         color = _gtp_color(BLACK if index % 2 == 0 else WHITE)
         vertex = self.vertices.format(move)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from saz.engine.games import BLACK, DRAW, WHITE, Game, new_game
+from saz.engine.games.base import Termination
 from saz.protocol.sgf_writer import sgf_result
 from saz.tools.adapters import (
     EngineAdapter,
@@ -58,6 +59,10 @@ class Reason(enum.Enum):
     ILLEGAL = "illegal"
     CRASH = "crash"
 
+
+#: The reason of each way the rules end a game.
+_REASONS = {Termination.SCORE: (Reason.SCORE, ""), Termination.FIVE: (Reason.FIVE, "five in a row"),
+            Termination.BOARD_FULL: (Reason.DRAW, "the board is full")}
 
 #: The SGF RE suffix of the reasons that end a game early.
 _FORFEIT_SUFFIX = {Reason.RESIGN: "R", Reason.TIME: "T", Reason.ILLEGAL: "F", Reason.CRASH: "F"}
@@ -165,7 +170,7 @@ def _play(game: Game, adapters: dict[int, EngineAdapter], clocks: dict[int, Cloc
         if len(game.moves) >= limit:
             return Reason.MOVE_LIMIT, f"{limit} moves played"
         color = game.to_move
-        if game.name == "othello" and game.legal_moves().tolist() == [game.pass_move]:
+        if game.passes_implicitly and game.legal_moves().tolist() == [game.pass_move]:
             game.play(game.pass_move)  # forced: the side is not asked
             continue
         adapter, clock = adapters[color], clocks[color]
@@ -180,10 +185,9 @@ def _play(game: Game, adapters: dict[int, EngineAdapter], clocks: dict[int, Cloc
             raise _Forfeit(color, Reason.ILLEGAL, f"{adapter.name} played the illegal move "
                            f"{answer.text} (move {len(game.moves) + 1})")
         game.play(answer.move)
-    if game.name == "gomoku":
-        return (Reason.DRAW, "the board is full") if game.winner() == DRAW else \
-            (Reason.FIVE, "five in a row")
-    return Reason.SCORE, ""
+    outcome = game.outcome()
+    assert outcome is not None
+    return _REASONS[outcome.termination]
 
 
 def _run(color: int, call: Callable[..., T], *args: Any) -> T:
@@ -197,11 +201,9 @@ def _run(color: int, call: Callable[..., T], *args: Any) -> T:
 
 
 def _adjudicate(game: Game) -> int:
-    """The winner of a game stopped at the move limit: Go by the area score, else a draw."""
-    if game.name == "go":
-        score = game.score()  # type: ignore[attr-defined]
-        return BLACK if score > 0 else WHITE if score < 0 else DRAW
-    return DRAW
+    """The winner of a game stopped at the move limit, as the game counts it (Go by area, the
+    others a draw: `Game.stopped_winner`)."""
+    return game.stopped_winner()
 
 
 def _result(game: Game, winner: int, reason: Reason) -> str:

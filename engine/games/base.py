@@ -279,10 +279,24 @@ class Game(ABC):
         """BLACK, WHITE or DRAW once the game is over; None while it goes on."""
         return self._core.winner() if self._core.is_over() else None
 
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """How the game ended (None while it goes on)."""
+
     def stopped_winner(self) -> int:
         """The winner of a game stopped before its end (a referee's move limit): by the count
         where the count is the game's own result (Go), else a draw (the default)."""
         return DRAW
+
+    @abstractmethod
+    def heuristic(self, moves: np.ndarray) -> np.ndarray:
+        """A one-ply score of each of `moves` (legal moves of the side to move), higher is
+        better: what the greedy reference player maximises (engine/players.py)."""
+
+    @abstractmethod
+    def plies_left(self) -> float:
+        """A generous estimate of the moves still to play by both sides, passes included: what
+        the clock divides the remaining time by. Never below 1 while the game goes on."""
 
     def score(self) -> float | None:
         """Black's lead by the game's own count of the position as it stands (Go: area with

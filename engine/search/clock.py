@@ -57,7 +57,6 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from saz.engine.games.errors import UnsupportedRuleError
 
 INF = math.inf
 #: How many of the last moves' latencies the margin remembers (`TimeManager.observed_latency`).
@@ -586,43 +585,13 @@ class TimePolicy:
 
 
 # -- how long a game goes on --------------------------------------------------------------------
-# A game that has outlasted its typical length is still given a tail of moves to go, the same
-# however long it has lasted (its end is about as near after 300 moves as after 350). The tails
-# are generous: time left unused at the end costs a little strength, running out costs the game.
-#: Go: games last about this fraction of the board area in moves (19x19: ~290, 9x9: ~65) ...
-_GO_LENGTH = 0.8
-#: ... with a tail of this fraction of the area.
-_GO_TAIL = 0.2
-#: Gomoku: a five ends most games within this many moves whatever the board size ...
-_GOMOKU_LENGTH = 70
-#: ... with a tail of this many.
-_GOMOKU_TAIL = 40
-#: Othello starts with four discs on the board.
-_OTHELLO_START_DISCS = 4
-
-
-def expected_moves_left(game: str, num_points: int, moves_played: int) -> float:
-    """Our own moves still to play, counting this one, after `moves_played` moves (both colours,
-    passes included) in a game of `game` on `num_points` points; `start_move`'s estimate.
-
-    Othello fills one point per move, so the game's length is exact up to passes. Go games last
-    roughly a fixed fraction of the board area; captures let them run past any bound, so a game
-    longer than that is still given a tail. Gomoku games are short relative to the board, since
-    a five usually decides them long before it fills; only the empty points bound them.
-    """
-    if num_points < 1 or moves_played < 0:
-        raise ValueError(f"need num_points >= 1 and moves_played >= 0, got {num_points}, "
-                         f"{moves_played}")
-    if game == "othello":
-        plies = float(num_points - _OTHELLO_START_DISCS - moves_played)
-    elif game == "go":
-        plies = max(_GO_LENGTH * num_points - moves_played, _GO_TAIL * num_points)
-    elif game == "gomoku":
-        plies = min(max(_GOMOKU_LENGTH - moves_played, _GOMOKU_TAIL), num_points - moves_played)
-    else:
-        raise UnsupportedRuleError(f"unknown game {game!r}; expected go, gomoku or othello")
-    # Of the plies left we play every other one, starting now.
-    return float(max(1, math.ceil(plies / 2)))
+def expected_moves_left(plies_left: float) -> float:
+    """Our own moves still to play, counting this one, when the game has about `plies_left`
+    moves to go by both sides (`Game.plies_left`, each game's own estimate): every other one is
+    ours, starting now."""
+    if not plies_left >= 0:
+        raise ValueError(f"plies_left must be >= 0, got {plies_left}")
+    return float(max(1, math.ceil(plies_left / 2)))
 
 
 # -- the manager --------------------------------------------------------------------------------

@@ -1,0 +1,105 @@
+"""What every game knows about itself beyond its rules, so that no caller branches on its name:
+how it ended (`outcome`), the winner of a game stopped early, how long it goes on, whether a
+forced pass is implicit, and the greedy player's one-ply heuristic."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from saz.engine.games import BLACK, DRAW, WHITE, new_game
+from saz.engine.games.base import Outcome, Termination
+from saz.engine.games.gomoku import Gomoku
+from saz.engine.games.othello import Othello
+
+
+def test_go_ends_by_score_after_two_passes() -> None:
+    game = new_game("go", 5, komi=0.5)
+    game.play(game.point(2, 2))
+    assert game.outcome() is None
+    game.play(game.pass_move)
+    game.play(game.pass_move)
+    assert game.outcome() == Outcome(BLACK, Termination.SCORE, 24.5)
+
+
+def test_go_stopped_early_is_counted_as_it_stands() -> None:
+    game = new_game("go", 5, komi=7.5)
+    assert game.stopped_winner() == WHITE  # komi alone
+    for x in range(5):
+        game.play(game.point(x, 2))
+        game.play(game.pass_move)
+    assert game.stopped_winner() == BLACK  # 25 points to 7.5
+
+
+def test_gomoku_ends_with_five_or_a_full_board() -> None:
+    game = Gomoku(9)
+    for x in range(4):
+        game.play(game.point(x, 0))
+        game.play(game.point(x, 1))
+    game.play(game.point(4, 0))
+    assert game.outcome() == Outcome(BLACK, Termination.FIVE)
+    assert game.stopped_winner() == DRAW
+
+
+def test_othello_ends_by_disc_count() -> None:
+    game = Othello.from_diagram("""
+        X X X X
+        X X X X
+        X X X O
+        X X X X
+    """)
+    assert game.is_over()
+    assert game.outcome() == Outcome(BLACK, Termination.SCORE, 14.0)
+
+
+def test_only_othello_passes_implicitly() -> None:
+    assert Othello.passes_implicitly
+    assert not new_game("go", 9).passes_implicitly
+    assert not new_game("gomoku", 9).passes_implicitly
+
+
+@pytest.mark.parametrize("name,size,played,plies", [
+    ("othello", 8, 0, 60),     # exact: 60 empty points
+    ("othello", 6, 0, 32),
+    ("go", 19, 0, 0.8 * 361),  # 0.8 of the area ...
+    ("go", 9, 0, 0.8 * 81),
+    ("gomoku", 15, 0, 70),     # a five ends most games within 70 moves
+    ("gomoku", 9, 0, 70),
+])
+def test_plies_left_at_the_start(name: str, size: int, played: int, plies: float) -> None:
+    assert new_game(name, size).plies_left() == pytest.approx(plies)
+
+
+def test_plies_left_shrinks_and_keeps_a_tail() -> None:
+    go = new_game("go", 9)
+    before = go.plies_left()
+    for move in go.legal_moves()[:70].tolist():
+        go.play(move)
+    assert go.plies_left() == pytest.approx(0.2 * 81)  # past 0.8 x 81: the tail
+    assert go.plies_left() < before
+    gomoku = new_game("gomoku", 7)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        if gomoku.is_over():
+            break
+        gomoku.play(int(rng.choice(gomoku.legal_moves())))
+    assert 1 <= gomoku.plies_left() <= 49 - len(gomoku.moves)  # bounded by the empty points
+
+
+def test_heuristics_prefer_what_their_greedy_player_should() -> None:
+    othello = Othello(8)
+    legal = othello.legal_moves()
+    assert othello.heuristic(legal).tolist() == [1.0] * 4  # every opening move flips one
+    gomoku = Gomoku(9)
+    for x in range(4):
+        gomoku.play(gomoku.point(x, 0))
+        gomoku.play(gomoku.point(x, 8))
+    legal = gomoku.legal_moves()
+    scores = gomoku.heuristic(legal)
+    assert legal[scores == scores.max()].tolist() == [gomoku.point(4, 0)]  # the win
+    go = new_game("go", 5)
+    go.play(go.point(1, 0))  # black
+    go.play(go.point(0, 0))  # white, one liberty left
+    legal = go.legal_moves()
+    scores = go.heuristic(legal)
+    assert legal[scores == scores.max()].tolist() == [go.point(0, 1)]  # the capture
+    assert scores[legal == go.pass_move][0] < scores.max()
