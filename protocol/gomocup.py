@@ -65,6 +65,7 @@ from pathlib import Path
 from saz.engine.engine import Engine, EngineConfig
 from saz.engine.games import DRAW, Game, GameError, IllegalMoveError, new_game
 from saz.engine.games.base import COLOR_NAMES
+from saz.engine.games.gomoku import Gomoku
 from saz.engine.players import PLAYERS
 from saz.engine.search.clock import GOMOCUP_TIME_KEYS, Gomocup, TimeControlError, TimeManager
 from saz.engine.search.mcts import SearchResult
@@ -274,7 +275,7 @@ class GomocupBrain:
 
     def __init__(self, engine: Engine, write: Callable[[str], None], *,
                  about: About | None = None) -> None:
-        if engine.game_name != "gomoku":
+        if not isinstance(engine.game, Gomoku):
             raise ValueError(f"the Gomocup protocol plays gomoku, not {engine.game_name}")
         self.engine = engine
         self.about = about
@@ -663,9 +664,14 @@ class GomocupBrain:
         milliseconds = _whole(key, value, minimum=None, digits=MAX_INFO_DIGITS)
         self.engine.clock.update_gomocup(key, str(milliseconds))
 
+    def _gomoku(self) -> Gomoku:
+        game = self.engine.game
+        assert isinstance(game, Gomoku)  # the session is made for Gomoku only
+        return game
+
     def _set_rule(self, key: str, value: str) -> None:
         flags = _whole("the rule", value)
-        current = self.engine.game.rules.name  # type: ignore[attr-defined]
+        current = self._gomoku().rules.name
         unsupported = [name for bit, name in _RULE_BITS.items() if flags & bit and
                        bit != EXACT_FIVE_BIT]
         if flags >= 2 * max(_RULE_BITS):
