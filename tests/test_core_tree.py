@@ -130,8 +130,12 @@ def test_misuse_is_a_clear_error() -> None:
         tree.absorb(np.zeros((1, game.num_nodes), np.float32), np.zeros(1, np.float32))
     with pytest.raises(ValueError, match="shape"):
         tree.collect(4, 16, np.zeros((4, game.num_nodes + 1, game.num_features()), np.float32))
+    empty = _core.Tree(_core.TreeOptions())
     with pytest.raises(ValueError, match="no root"):
-        _core.Tree(_core.TreeOptions()).collect(1, 1, np.zeros((1, 65, 7), np.float32))
+        empty.collect(1, 1, np.zeros((1, 65, 7), np.float32))
+    assert (empty.root_visits, empty.root_children(), empty.visits_at([])) == (0, [], -1)
+    tree.clear()  # forgets the root too
+    assert tree.root_visits == 0 and not tree.has_root
 
 
 def test_root_priors_can_be_replaced_and_restricted() -> None:

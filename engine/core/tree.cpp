@@ -20,12 +20,36 @@ enum : uint8_t { OPEN = 0, PENDING = 1, SETTLED = 2 };
 
 void Tree::reset(const Position& pos) {
   batches_.clear();
-  nodes_.clear();
-  edges_.clear();
+  discard();
   root_pos_ = pos.clone();
   scratch_ = pos.clone();
   root_ = new_node();
   full_ = false;
+}
+
+void Tree::clear() {
+  batches_.clear();
+  discard();
+  root_pos_.reset();
+  scratch_.reset();
+  full_ = false;
+}
+
+void Tree::discard() {
+  // Free the old tree off the search's clock: a large tree is thousands of chunks.
+  if (nodes_.size() < (int64_t(1) << 16)) {
+    nodes_.clear();
+    edges_.clear();
+    return;
+  }
+  Chunks<Node, 15> nodes;
+  Chunks<Edge, 16> edges;
+  nodes.swap(nodes_);
+  edges.swap(edges_);
+  std::thread([n = std::move(nodes), e = std::move(edges)]() mutable {
+    n.clear();
+    e.clear();
+  }).detach();
 }
 
 int32_t Tree::new_node() {
@@ -51,14 +75,10 @@ bool Tree::advance(const std::vector<int32_t>& moves, const Position& pos) {
     Chunks<Node, 15> nodes;
     Chunks<Edge, 16> edges;
     copy_subtree(at, nodes, edges);
+    discard();
     nodes_.swap(nodes);
     edges_.swap(edges);
     root_ = 0;
-    // Free the discarded tree off the search's clock: a large tree is thousands of chunks.
-    std::thread([n = std::move(nodes), e = std::move(edges)]() mutable {
-      n.clear();
-      e.clear();
-    }).detach();
   }
   Node& root = node(root_);
   if (root.state == SETTLED) root.state = OPEN;  // a proven result is still a position to move from
@@ -300,12 +320,14 @@ void Tree::absorb(const float* log_policy, const float* values, int group, float
 // -- the root -------------------------------------------------------------------------------------
 
 double Tree::root_value() const {
+  if (!root_pos_) return 0.0;
   const Node& r = node(root_);
   return r.n ? -r.w / r.n : 0.0;
 }
 
 std::vector<ChildStats> Tree::root_children() const {
   std::vector<ChildStats> out;
+  if (!root_expanded()) return out;
   const Node& r = node(root_);
   for (int i = 0; i < r.tried; ++i) {
     const Edge& e = edges_[r.edges + i];
@@ -317,9 +339,10 @@ std::vector<ChildStats> Tree::root_children() const {
 }
 
 void Tree::root_edges(std::vector<int32_t>& moves, std::vector<float>& priors) const {
-  const Node& r = node(root_);
   moves.clear();
   priors.clear();
+  if (!root_expanded()) return;
+  const Node& r = node(root_);
   for (int i = 0; i < r.num_edges; ++i) {
     moves.push_back(edges_[r.edges + i].move);
     priors.push_back(edges_[r.edges + i].prior);
@@ -327,6 +350,7 @@ void Tree::root_edges(std::vector<int32_t>& moves, std::vector<float>& priors) c
 }
 
 void Tree::set_root_priors(const std::vector<float>& priors) {
+  if (!root_expanded()) throw std::logic_error("the root is not expanded");
   Node& r = node(root_);
   if (int(priors.size()) != r.num_edges) throw std::invalid_argument("one prior per root edge");
   for (int i = 0; i < r.num_edges; ++i) edges_[r.edges + i].prior = priors[i];
@@ -339,8 +363,9 @@ void Tree::set_root_priors(const std::vector<float>& priors) {
 }
 
 void Tree::restrict_root(const std::vector<int32_t>& allowed) {
+  if (!root_expanded()) return;
   Node& r = node(root_);
-  if (r.edges < 0 || r.tried > 0) return;
+  if (r.tried > 0) return;
   std::vector<Edge> kept;
   double total = 0.0;
   for (int i = 0; i < r.num_edges; ++i) {
@@ -360,6 +385,7 @@ void Tree::restrict_root(const std::vector<int32_t>& allowed) {
 
 std::vector<int32_t> Tree::principal_variation(int32_t move, int limit) const {
   std::vector<int32_t> line;
+  if (!root_expanded()) return line;
   const Node& r = node(root_);
   int32_t at = -1;
   for (int i = 0; i < r.tried; ++i)
@@ -383,6 +409,7 @@ std::vector<int32_t> Tree::principal_variation(int32_t move, int limit) const {
 }
 
 int32_t Tree::visits_at(const std::vector<int32_t>& moves) const {
+  if (!root_pos_) return -1;
   int32_t at = root_;
   for (int32_t move : moves) {
     const Node& nd = node(at);
@@ -444,6 +471,7 @@ void bind_tree(nb::module_& m) {
       .def_prop_rw("options", &Tree::options, &Tree::set_options)
       .def("reset", &Tree::reset, nb::arg("position"))
       .def("advance", &Tree::advance, nb::arg("moves"), nb::arg("position"))
+      .def("clear", &Tree::clear)
       .def_prop_ro("has_root", &Tree::has_root)
       .def(
           "collect",

@@ -115,6 +115,8 @@ class Tree {
 
   // Start afresh at `pos` (copied).
   void reset(const Position& pos);
+  // Forget the tree and its root (a large tree is freed on a thread of its own).
+  void clear();
   // Move the root down along `moves` (each a tried child in turn) and make `pos` (copied) its
   // position, keeping that subtree and freeing the rest; false (tree unchanged) when a move has
   // no child. Must not be called with batches in flight.
@@ -133,8 +135,8 @@ class Tree {
   int pending_batches() const { return int(batches_.size()); }
 
   // The root: statistics and the edit points the search needs.
-  bool root_expanded() const { return node(root_).edges >= 0; }
-  int32_t root_visits() const { return node(root_).n; }
+  bool root_expanded() const { return root_pos_ && node(root_).edges >= 0; }
+  int32_t root_visits() const { return root_pos_ ? node(root_).n : 0; }
   // The root's value for its side to move (0 when unvisited).
   double root_value() const;
   std::vector<ChildStats> root_children() const;
@@ -166,6 +168,8 @@ class Tree {
   int select(const Node& parent) const;
   bool room_for_leaf(int64_t edges) const;
   int32_t new_node();
+  // Empty the tree, freeing a large one on a thread of its own.
+  void discard();
   void settle(Node& leaf, Position& pos);
   void backup(const std::vector<int32_t>& path, double value, int vl);
   void copy_subtree(int32_t from, Chunks<Node, 15>& nodes, Chunks<Edge, 16>& edges) const;

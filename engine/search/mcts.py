@@ -184,9 +184,9 @@ class MCTS:
         self._executor()
 
     def reset(self) -> None:
-        """Forget the tree (new game, changed rules)."""
+        """Forget the tree (new game, changed rules); a large one is freed off the clock."""
         self._root = None
-        self._tree = _core.Tree(self._tree_options())
+        self._tree.clear()
 
     @property
     def root_visits(self) -> int:
