@@ -232,22 +232,19 @@ class GoPosition final : public Position {
       if (libs == 1) one |= stones_[r];
       else if (libs == 2) two |= stones_[r];
     });
-    for (int p = 0; p < n; ++p) {
-      float* row = out + p * kFeatures;
-      const bool m = mine.test(p), t = theirs.test(p);
-      row[0] = m;
-      row[1] = t;
-      row[2] = empty.test(p);
-      row[3] = legal.test(p);
-      row[4] = m && one.test(p);
-      row[5] = t && one.test(p);
-      row[6] = m && two.test(p);
-      row[7] = t && two.test(p);
-      row[8] = 0.0f;
-      row[9] = 0.0f;
-    }
+    // Zeros everywhere, then a one per member of each plane's set: far fewer writes than a test
+    // of every plane at every point.
+    std::fill(out, out + (n + 1) * kFeatures, 0.0f);
+    auto plane = [&](const BB& set, int f) { set.for_each([&](int p) { out[p * kFeatures + f] = 1.0f; }); };
+    plane(mine, 0);
+    plane(theirs, 1);
+    plane(empty, 2);
+    plane(legal, 3);
+    plane(mine & one, 4);
+    plane(theirs & one, 5);
+    plane(mine & two, 6);
+    plane(theirs & two, 7);
     float* extra = out + n * kFeatures;
-    for (int f = 0; f < kFeatures; ++f) extra[f] = 0.0f;
     extra[3] = open;  // the pass
     extra[8] = 1.0f;
     extra[9] = float(-me * komi_ / n);  // komi helps White: positive when White is to move

@@ -114,6 +114,22 @@ void Tree::copy_subtree(int32_t from, Chunks<Node, 15>& nodes, Chunks<Edge, 16>&
   }
 }
 
+void Tree::sort_more(Node& nd, bool all) {
+  const int n = nd.num_edges, from = nd.sorted;
+  if (from >= n) return;
+  // Chunks double with the children tried, so a much-visited node ends up fully sorted after
+  // a few steps and a leaf visited once sorts only its first 8 edges.
+  const int to = all ? n : std::min(n, from + std::max(8, int(nd.tried)));
+  Edge* e = &edges_[nd.edges];
+  // Descending prior; ties by move, which is the candidates' order (ascending moves).
+  auto before = [](const Edge& a, const Edge& b) {
+    return a.prior > b.prior || (a.prior == b.prior && a.move < b.move);
+  };
+  if (to < n) std::nth_element(e + from, e + to, e + n, before);
+  std::sort(e + from, e + to, before);
+  nd.sorted = uint16_t(to);
+}
+
 // -- descending -----------------------------------------------------------------------------------
 
 int Tree::select(const Node& parent) const {
@@ -221,6 +237,7 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
           nd = &node(at);  // the chunk table may have grown
           edges_[edge_at].child = child;
           nd->tried += 1;
+          if (nd->tried >= nd->sorted) sort_more(*nd);
           created = true;
         }
         pos.play(edges_[edge_at].move);
@@ -280,8 +297,7 @@ void Tree::absorb(const float* log_policy, const float* values, int group, float
   batches_.pop_front();
   const int stride = root_pos_->num_nodes();
   const int vl = options_.virtual_loss;
-  std::vector<double> priors, sub;
-  std::vector<int> order;
+  std::vector<float> priors, sub;
   for (size_t j = 0; j < batch.paths.size(); ++j) {
     Node& leaf = node(batch.paths[j].back());
     const int32_t* cand = batch.candidates.data() + batch.offsets[j];
@@ -289,29 +305,31 @@ void Tree::absorb(const float* log_policy, const float* values, int group, float
     const int64_t r = int64_t(j) * group;
     // Softmax of the network's log-policy over the candidates, shifted by their maximum so that
     // it stays exact when the network puts almost no mass on them.
-    auto softmax = [&](const float* lp, std::vector<double>& out) {
+    auto softmax = [&](const float* lp, std::vector<float>& out) {
       out.resize(k);
-      double top = -1e300;
-      for (int i = 0; i < k; ++i) top = std::max(top, double(lp[cand[i]]));
-      double total = 0.0;
-      for (int i = 0; i < k; ++i) total += out[i] = std::exp(double(lp[cand[i]]) - top);
-      for (int i = 0; i < k; ++i) out[i] /= total;
+      float top = -3.0e38f;
+      for (int i = 0; i < k; ++i) top = std::max(top, lp[cand[i]]);
+      float total = 0.0f;
+      for (int i = 0; i < k; ++i) total += out[i] = std::exp(lp[cand[i]] - top);
+      const float scale = 1.0f / total;
+      for (int i = 0; i < k; ++i) out[i] *= scale;
     };
     softmax(log_policy + r * stride, priors);
     if (group > 1) {
-      std::vector<double> mean(k, 0.0);
+      std::vector<float> mean(k, 0.0f);
       for (int s = 1; s < group; ++s) {
         softmax(log_policy + (r + s) * stride, sub);
         for (int i = 0; i < k; ++i) mean[i] += sub[i];
       }
-      for (int i = 0; i < k; ++i) priors[i] = (1.0 - blend) * priors[i] + blend * mean[i] / (group - 1);
+      for (int i = 0; i < k; ++i)
+        priors[i] = (1.0f - blend) * priors[i] + blend * mean[i] / float(group - 1);
     }
-    order.resize(k);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return priors[a] > priors[b]; });
-    for (int i = 0; i < k; ++i)
-      edges_[leaf.edges + i] = Edge{cand[order[i]], float(priors[order[i]]), -1};
+    // Candidates in their order (ascending moves), then the best few sorted to the front.
+    for (int i = 0; i < k; ++i) edges_[leaf.edges + i] = Edge{cand[i], float(priors[i]), -1};
     leaf.tried = 0;
+    leaf.sorted = 0;
+    // The root is sorted in full: it is visited most, and results and noise read its edges.
+    sort_more(leaf, batch.paths[j].size() == 1);
     leaf.state = OPEN;
     backup(batch.paths[j], values[r], vl);
   }
@@ -354,12 +372,12 @@ void Tree::set_root_priors(const std::vector<float>& priors) {
   Node& r = node(root_);
   if (int(priors.size()) != r.num_edges) throw std::invalid_argument("one prior per root edge");
   for (int i = 0; i < r.num_edges; ++i) edges_[r.edges + i].prior = priors[i];
-  // The untried edges back in descending order of prior (stable: ties keep their order).
-  std::vector<Edge> rest;
-  for (int i = r.tried; i < r.num_edges; ++i) rest.push_back(edges_[r.edges + i]);
-  std::stable_sort(rest.begin(), rest.end(),
-                   [](const Edge& a, const Edge& b) { return a.prior > b.prior; });
-  for (size_t i = 0; i < rest.size(); ++i) edges_[r.edges + r.tried + i] = rest[i];
+  // The untried edges back in descending order of prior (ties: by move).
+  std::sort(&edges_[r.edges + r.tried], &edges_[r.edges + r.num_edges],
+            [](const Edge& a, const Edge& b) {
+              return a.prior > b.prior || (a.prior == b.prior && a.move < b.move);
+            });
+  r.sorted = r.num_edges;
 }
 
 void Tree::restrict_root(const std::vector<int32_t>& allowed) {
@@ -381,6 +399,12 @@ void Tree::restrict_root(const std::vector<int32_t>& allowed) {
     edges_[r.edges + i] = kept[i];
   }
   r.num_edges = uint16_t(kept.size());
+  r.sorted = std::min(r.sorted, r.num_edges);
+  std::sort(&edges_[r.edges], &edges_[r.edges + r.num_edges],
+            [](const Edge& a, const Edge& b) {
+              return a.prior > b.prior || (a.prior == b.prior && a.move < b.move);
+            });
+  r.sorted = r.num_edges;
 }
 
 std::vector<int32_t> Tree::principal_variation(int32_t move, int limit) const {
@@ -434,12 +458,16 @@ std::string Tree::validate() const {
     if (nd.state == PENDING) return where + "still waits for the network";
     if (nd.state != OPEN || nd.edges < 0) continue;
     if (nd.tried > nd.num_edges) return where + "more tried edges than edges";
+    if (nd.tried >= nd.sorted && nd.sorted < nd.num_edges)
+      return where + "the next untried edge is not sorted yet";
     int64_t children = 0;
     for (int i = 0; i < nd.num_edges; ++i) {
       const Edge& e = edges_[nd.edges + i];
       if ((i < nd.tried) != (e.child >= 0)) return where + "visited children are not a prefix";
-      if (i > nd.tried && e.prior > edges_[nd.edges + i - 1].prior)
+      if (i > nd.tried && i < nd.sorted && e.prior > edges_[nd.edges + i - 1].prior)
         return where + "untried moves are not in descending order of prior";
+      if (i >= nd.sorted && nd.sorted > 0 && e.prior > edges_[nd.edges + nd.sorted - 1].prior)
+        return where + "an unsorted move has a higher prior than the sorted ones";
       if (e.child >= 0) {
         children += node(e.child).n;
         stack.push_back(e.child);

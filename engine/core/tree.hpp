@@ -8,6 +8,10 @@
 // visited children are always a prefix (`tried` long) and selection scans that prefix plus one
 // candidate, never the whole board.
 //
+// Sorting a whole expansion would cost more than the rest of a leaf's work at 19x19 (hundreds of
+// moves, most never tried), so an expansion sorts only its best few edges (`Node::sorted`) and
+// sorts further, a chunk at a time, when the tried children reach the end of that prefix.
+//
 // Values: `Node::w` sums results from the view of the player who moved *into* the node, so a
 // parent reads `w / n` of a child directly as that move's value for itself.
 //
@@ -37,8 +41,10 @@ struct Node {
   int32_t n = 0;       // visits, virtual ones included while a descent is in flight
   int32_t edges = -1;  // index of the first edge; -1 until expanded
   uint16_t num_edges = 0;
-  uint16_t tried = 0;  // edges[0..tried) have children
-  uint8_t state = 0;   // OPEN, PENDING (awaiting the network) or SETTLED (value exact)
+  uint16_t tried = 0;   // edges[0..tried) have children
+  uint16_t sorted = 0;  // edges[0..sorted) are in descending order of prior, and none after
+                        // them has a higher prior: the order is extended as children are tried
+  uint8_t state = 0;    // OPEN, PENDING (awaiting the network) or SETTLED (value exact)
   float exact = 0.0f;  // when SETTLED: the value for the side to move at this node
 };
 
@@ -172,6 +178,8 @@ class Tree {
   void discard();
   void settle(Node& leaf, Position& pos);
   void backup(const std::vector<int32_t>& path, double value, int vl);
+  // Extend `nd`'s sorted prefix of edges by a chunk, or to the end (ties: the lower move first).
+  void sort_more(Node& nd, bool all = false);
   void copy_subtree(int32_t from, Chunks<Node, 15>& nodes, Chunks<Edge, 16>& edges) const;
 
   struct Batch {
