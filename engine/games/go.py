@@ -29,7 +29,12 @@ from saz.engine.games.base import (
     Termination,
     parse_diagram,
 )
-from saz.engine.games.errors import GameError, UnsupportedRuleError, UnsupportedSizeError
+from saz.engine.games.errors import (
+    GameError,
+    IllegalMoveError,
+    UnsupportedRuleError,
+    UnsupportedSizeError,
+)
 from saz.engine.games.grid import grid
 from saz.engine.games.zobrist import zobrist_keys
 
@@ -190,7 +195,10 @@ class Go(Game):
 
     def liberties(self, point: int) -> int:
         """The number of liberties of the chain on `point`; 0 for an empty point."""
-        return self._core.liberties(operator.index(point))
+        p = operator.index(point)
+        if not 0 <= p < self.num_points:
+            raise GameError(f"point {p} is off the board")
+        return self._core.liberties(p)
 
     # -- rules ------------------------------------------------------------------------------------
     def is_legal(self, move: int) -> bool:
@@ -198,7 +206,17 @@ class Go(Game):
             p = operator.index(move)
         except TypeError:
             return False
-        return self._core.is_legal(p)
+        # Checked here: the core takes 32-bit moves only.
+        return 0 <= p <= self.num_points and self._core.is_legal(p)
+
+    def play(self, move: int, color: int | None = None) -> None:
+        """Two passes end the game, but a controller may play on (a dispute, a cleanup phase):
+        a stone after them is played as usual, and the game goes on from there."""
+        p = operator.index(move)
+        if not 0 <= p <= self.num_points and (color is None or color == self._core.to_move):
+            # Refused here, as the rules would: the core takes 32-bit moves only.
+            raise IllegalMoveError(p, "off the board")
+        super().play(p, color)
 
     def continued(self) -> Go | None:
         """After two passes: a copy in which they no longer end the game (the controller plays
