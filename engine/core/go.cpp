@@ -112,17 +112,18 @@ class GoPosition final : public Position {
     stone_hash_ = 0;
     occ_[0].for_each([&](int p) { stone_hash_ ^= stone_key(BLACK, p); });
     occ_[1].for_each([&](int p) { stone_hash_ ^= stone_key(WHITE, p); });
+    num_stones_ = (occ_[0] | occ_[1]).count();
     seen_.assign(n + 2, {});
-    seen_[(occ_[0] | occ_[1]).count()].push_back(stone_hash_);
-    history_.reserve(2 * n + 16);
-    journal_.reserve(8 * n + 64);
+    seen_[num_stones_].push_back(stone_hash_);
+    history_.records.resize(2 * n + 16);
+    journal_.reserve(4 * n + 64);
   }
 
   std::unique_ptr<Position> clone() const override { return std::make_unique<GoPosition>(*this); }
   int num_features() const override { return kFeatures; }
   int to_move() const override { return to_move_; }
   uint64_t hash() const override { return to_move_ == WHITE ? stone_hash_ ^ side_key() : stone_hash_; }
-  int ply() const override { return int(history_.size()); }
+  int ply() const override { return history_.ply; }
 
   void board(int8_t* out) const override {
     for (int p = 0; p < num_points(); ++p) out[p] = color_[p];
@@ -148,9 +149,8 @@ class GoPosition final : public Position {
   void play(int move) override {
     const int n = num_points();
     if (move == n) {
-      history_.push_back(Record{move, to_move_, passes_, stone_hash_, occ_[0], occ_[1], short_,
-                                {captures_[0], captures_[1]}, int(journal_.size()),
-                                int(merged_.size()), int(captured_.size())});
+      Record& r = push_record(move);
+      r.root = -1;
       ++passes_;
     } else {
       Effect e;
@@ -162,41 +162,45 @@ class GoPosition final : public Position {
   }
 
   void undo() override {
-    if (history_.empty()) throw UndoError("no move to undo");
-    const Record r = history_.back();
-    history_.pop_back();
+    if (history_.ply == 0) throw UndoError("no move to undo");
+    const Record& r = history_.records[history_.ply - 1];
+    const int mover = r.mover;
     if (r.move != num_points()) {
-      const int count = (occ_[0] | occ_[1]).count();
-      seen_[count].pop_back();
+      seen_[num_stones_].pop_back();
       color_[r.move] = EMPTY;
+      occ(mover).reset(r.move);
       for (int j = int(journal_.size()) - 1; j >= r.journal; --j) {
         const Slot& s = journal_[j];
-        stones_[s.root] = s.stones;
         libs_[s.root] = s.libs;
       }
       journal_.resize(r.journal);
+      stones_[r.root] = r.root_stones;
+      libs_[r.root] = r.root_libs;
       for (int j = r.merged; j < int(merged_.size()); ++j) {
         const int root = merged_[j];
         stones_[root].for_each([&](int q) { root_[q] = int16_t(root); });
       }
       merged_.resize(r.merged);
+      BB& theirs = occ(-mover);
       for (int j = r.captured; j < int(captured_.size()); ++j) {
         const int root = captured_[j];
-        stones_[root].for_each([&](int q) {
-          color_[q] = int8_t(-r.mover);
+        const BB& chain = stones_[root];
+        theirs |= chain;
+        chain.for_each([&](int q) {
+          color_[q] = int8_t(-mover);
           root_[q] = int16_t(root);
         });
       }
       captured_.resize(r.captured);
     }
-    to_move_ = r.mover;
+    to_move_ = mover;
     passes_ = r.passes;
     stone_hash_ = r.stone_hash;
-    occ_[0] = r.black;
-    occ_[1] = r.white;
+    num_stones_ = r.num_stones;
     short_ = r.short_roots;
     captures_[0] = r.captures[0];
     captures_[1] = r.captures[1];
+    --history_.ply;
     legal_valid_ = false;
   }
 
@@ -279,17 +283,53 @@ class GoPosition final : public Position {
   }
 
  private:
+  // The liberties of a chain before a move changed them (its stones stay as they were).
   struct Slot {
     int root;
-    BB stones, libs;
+    BB libs;
   };
+  // What `undo` needs to take one move back: the scalars before it, the chain slot the new
+  // stone joined (stones and liberties), and where its entries start in the three stacks.
+  // The colours' stone sets are not kept: undo removes the stone and puts back the captured
+  // chains, whose slots a capture leaves untouched.
   struct Record {
-    int move, mover, passes;
+    int move, mover, passes, num_stones;
     uint64_t stone_hash;
-    BB black, white, short_roots;
+    BB short_roots;
     int captures[2];
-    int journal, merged, captured;  // where this move's entries start in the three stacks
+    int journal, merged, captured;
+    int root;  // the new stone's chain slot (-1 for a pass)
+    BB root_stones, root_libs;
   };
+
+  // The moves played: the first `ply` records. The records above are kept for reuse, since a
+  // vector zeroes each record it grows by, which cost a quarter of a move; a copy takes the
+  // moves played only.
+  struct History {
+    std::vector<Record> records;
+    int ply = 0;
+    History() = default;
+    History(const History& o) : records(o.records.begin(), o.records.begin() + o.ply), ply(o.ply) {}
+    History& operator=(const History&) = delete;
+  };
+
+  Record& push_record(int move) {
+    std::vector<Record>& records = history_.records;
+    if (history_.ply == int(records.size())) records.resize(2 * records.size() + 16);
+    Record& r = records[history_.ply++];
+    r.move = move;
+    r.mover = to_move_;
+    r.passes = passes_;
+    r.num_stones = num_stones_;
+    r.stone_hash = stone_hash_;
+    r.short_roots = short_;
+    r.captures[0] = captures_[0];
+    r.captures[1] = captures_[1];
+    r.journal = int(journal_.size());
+    r.merged = int(merged_.size());
+    r.captured = int(captured_.size());
+    return r;
+  }
 
   uint64_t stone_key(int color, int p) const {
     return color == BLACK ? keys_->black[p] : keys_->white[p];
@@ -299,10 +339,22 @@ class GoPosition final : public Position {
   const BB& occ(int color) const { return occ_[color == BLACK ? 0 : 1]; }
   BB& occ(int color) { return occ_[color == BLACK ? 0 : 1]; }
 
+  // One word at a time, each output word from its input word and the two beside it: the
+  // whole-board shifts (Bits::up/down) store a word array and read it back one word off,
+  // which defeats store forwarding and made this the hot spot of move generation.
   BB dilate(const BB& m) const {
-    const int w = width_;
-    BB r = (m.up(1) & not_first_) | (m.down(1) & not_last_);
-    if (w < 64) r |= (m.up(w) & full_) | m.down(w);
+    const int w = width_;  // 2..25, so both shifts below are in 1..63
+    BB r;
+    for (int i = 0; i < W; ++i) {
+      const uint64_t cur = m.w[i];
+      const uint64_t prev = i > 0 ? m.w[i - 1] : 0;
+      const uint64_t next = i + 1 < W ? m.w[i + 1] : 0;
+      const uint64_t left = (cur << 1) | (prev >> 63);   // from the point to the left
+      const uint64_t right = (cur >> 1) | (next << 63);  // from the point to the right
+      const uint64_t above = (cur << w) | (prev >> (64 - w));
+      const uint64_t below = (cur >> w) | (next << (64 - w));
+      r.w[i] = (left & not_first_.w[i]) | (right & not_last_.w[i]) | ((above | below) & full_.w[i]);
+    }
     return r;
   }
   BB flood(BB region, const BB& within) const {
@@ -340,7 +392,7 @@ class GoPosition final : public Position {
     }
     if (!breathes && e.n_captured == 0) return "suicide";
     uint64_t h = stone_hash_ ^ stone_key(me, p);
-    int count = (occ_[0] | occ_[1]).count() + 1;
+    int count = num_stones_ + 1;
     for (int i = 0; i < e.n_captured; ++i) {
       const BB& gone = stones_[e.captured[i]];
       count -= gone.count();
@@ -356,9 +408,7 @@ class GoPosition final : public Position {
 
   void place(int p, const Effect& e) {
     const int me = to_move_;
-    history_.push_back(Record{p, me, passes_, stone_hash_, occ_[0], occ_[1], short_,
-                              {captures_[0], captures_[1]}, int(journal_.size()),
-                              int(merged_.size()), int(captured_.size())});
+    Record& rec = push_record(p);
     const int first_slot = int(journal_.size());
     const BB empty = full_ ^ (occ_[0] | occ_[1]);
     color_[p] = int8_t(me);
@@ -368,7 +418,7 @@ class GoPosition final : public Position {
     for (int i = 0; i < e.n_enemies; ++i) {
       const int r = e.enemies[i];
       if (is_captured(r)) continue;
-      journal_.push_back(Slot{r, stones_[r], libs_[r]});
+      journal_.push_back(Slot{r, libs_[r]});
       libs_[r].reset(p);
     }
     // The new stone and our chains next to it become one chain, rooted at the largest.
@@ -380,7 +430,9 @@ class GoPosition final : public Position {
       for (int i = 1; i < e.n_own; ++i)
         if (stones_[e.own[i]].count() > stones_[root].count()) root = e.own[i];
     }
-    journal_.push_back(Slot{root, stones_[root], libs_[root]});
+    rec.root = root;
+    rec.root_stones = stones_[root];
+    rec.root_libs = libs_[root];
     BB chain = BB::single(p), lib = nbr_mask_[p] & empty;
     for (int i = 0; i < e.n_own; ++i) {
       chain |= stones_[e.own[i]];
@@ -411,7 +463,7 @@ class GoPosition final : public Position {
           if (color_[nb] == me) {
             const int r = root_[nb];
             if (!libs_[r].test(q)) {
-              journal_.push_back(Slot{r, stones_[r], libs_[r]});
+              journal_.push_back(Slot{r, libs_[r]});
               libs_[r].set(q);
             }
           }
@@ -429,7 +481,10 @@ class GoPosition final : public Position {
       if (libs_[r].count() <= 2) short_.set(r);
       else short_.reset(r);
     }
+    if (libs_[root].count() <= 2) short_.set(root);
+    else short_.reset(root);
     stone_hash_ = e.stone_hash;
+    num_stones_ = e.count;
     seen_[e.count].push_back(e.stone_hash);
     passes_ = 0;
   }
@@ -450,7 +505,7 @@ class GoPosition final : public Position {
     BB legal = empty & (dilate(empty | occ(me).minus(weak)) | capturing);
     // Positional superko: a non-capturing move adds a stone, so only positions with one stone
     // more can recur; each capturing move is checked in full.
-    const int count = (occ_[0] | occ_[1]).count();
+    const int count = num_stones_;
     if (!seen_[count + 1].empty()) {
       for (uint64_t h : seen_[count + 1]) {
         const uint64_t k = h ^ stone_hash_;
@@ -483,8 +538,9 @@ class GoPosition final : public Position {
   int passes_ = 0;
   int captures_[2] = {0, 0};  // stones captured by black, by white
   uint64_t stone_hash_ = 0;
+  int num_stones_ = 0;
   std::vector<std::vector<uint64_t>> seen_;  // earlier positions' stone hashes by stone count
-  std::vector<Record> history_;
+  History history_;
   std::vector<Slot> journal_;
   std::vector<int> merged_, captured_;
   mutable BB legal_;
