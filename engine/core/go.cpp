@@ -10,8 +10,9 @@
 // * **Chains.** Every stone knows its chain's root (`root_[p]`, one of the chain's stones); the
 //   slots `stones_[root]` and `libs_[root]` hold the chain. A slot means something only while its
 //   root's chain is on the board. A move touches the chains around it only.
-// * **Undo.** `play` journals the old contents of every chain slot it writes, the chains it merged
-//   or captured, and the scalars; `undo` puts them back. Nothing is allocated in steady state.
+// * **Undo.** `play` records the scalars and the slot of the chain the stone joins, journals the
+//   old liberties of every other chain it changes and the chains it merged or captured; `undo`
+//   puts them back and rebuilds the colours' stone sets. Nothing is allocated in steady state.
 // * **Legal moves.** Superko aside, an empty point is legal when a neighbour is empty, or is our
 //   stone in a chain with another liberty, or when the move captures (the point is the single
 //   liberty of an opponent chain in atari): one bitboard dilation plus the capturing points. The
