@@ -77,7 +77,11 @@ class OthelloPosition final : public Position {
   }
 
   std::unique_ptr<Position> clone() const override {
-    return std::make_unique<OthelloPosition>(*this);
+    auto copy = std::make_unique<OthelloPosition>(*this);
+    // A copy's history holds only what it copied: room for a whole game, so that a search
+    // walking the copy down and back up never allocates.
+    copy->history_.reserve(history_.size() + num_points() + 16);
+    return copy;
   }
   int num_features() const override { return kFeatures; }
   int to_move() const override { return to_move_; }
