@@ -184,18 +184,11 @@ class OthelloPosition final : public Position {
     const int n = num_points();
     const BB empty = full_ ^ (own_ | opp_);
     const BB own_unsafe = exposed(opp_, own_), opp_unsafe = exposed(own_, opp_);
-    for (int p = 0; p < n; ++p) {
-      float* row = out + p * kFeatures;
-      row[0] = own_.test(p);
-      row[1] = opp_.test(p);
-      row[2] = empty.test(p);
-      row[3] = legal_.test(p);
-      row[4] = own_unsafe.test(p);
-      row[5] = opp_unsafe.test(p);
-      row[6] = 0.0f;
-    }
+    // Zeros, then a one per member of each plane: a plane costs its members, not the board.
+    std::fill(out, out + (n + 1) * kFeatures, 0.0f);
+    const BB* planes[6] = {&own_, &opp_, &empty, &legal_, &own_unsafe, &opp_unsafe};
+    for (int f = 0; f < 6; ++f) planes[f]->for_each([&](int p) { out[p * kFeatures + f] = 1.0f; });
     float* extra = out + n * kFeatures;
-    for (int f = 0; f < kFeatures; ++f) extra[f] = 0.0f;
     extra[3] = pass_legal_;
     extra[6] = 1.0f;
   }
