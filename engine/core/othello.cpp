@@ -19,6 +19,7 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <vector>
@@ -33,6 +34,26 @@ constexpr int kMinSize = 4;
 constexpr int kMaxSize = 26;
 constexpr int kFeatures = 7;  // own, opponent, empty, legal, own_unsafe, opponent_unsafe, extra
 constexpr uint64_t kZobristTag = 0x07E1;
+constexpr int kMaxPoints = kMaxSize * kMaxSize;
+
+// Zobrist keys per point (a point's key does not depend on the board size) and of White to
+// move, drawn once at load time: a move XORs table entries rather than recomputing keys.
+struct Keys {
+  uint64_t black[kMaxPoints], white[kMaxPoints];
+  uint64_t flip[kMaxPoints];  // black ^ white: a disc turned over
+  uint64_t side;
+};
+Keys make_keys() {
+  Keys k{};
+  for (int p = 0; p < kMaxPoints; ++p) {
+    k.black[p] = zobrist_key(kZobristTag, 2 * uint64_t(p));
+    k.white[p] = zobrist_key(kZobristTag, 2 * uint64_t(p) + 1);
+    k.flip[p] = k.black[p] ^ k.white[p];
+  }
+  k.side = zobrist_key(kZobristTag, 2 * uint64_t(kMaxPoints));
+  return k;
+}
+const Keys kKeys = make_keys();
 
 template <int W>
 class OthelloPosition final : public Position {
@@ -41,13 +62,8 @@ class OthelloPosition final : public Position {
 
   OthelloPosition(int width, int height, const std::vector<int>& black,
                   const std::vector<int>& white, int to_move)
-      : Position(width, height) {
+      : Position(width, height), geo_(std::make_shared<const Geometry>(width, height)) {
     const int n = width * height;
-    for (int p = 0; p < n; ++p) {
-      full_.set(p);
-      if (p % width != 0 && p % width != width - 1) inner_.set(p);
-    }
-    steps_ = {1, width, width + 1, width - 1};
     BB b, wh;
     for (int p : black) b.set(p);
     for (int p : white) wh.set(p);
@@ -61,7 +77,11 @@ class OthelloPosition final : public Position {
   }
 
   std::unique_ptr<Position> clone() const override {
-    return std::make_unique<OthelloPosition>(*this);
+    auto copy = std::make_unique<OthelloPosition>(*this);
+    // A copy's history holds only what it copied: room for a whole game, so that a search
+    // walking the copy down and back up never allocates.
+    copy->history_.reserve(history_.size() + num_points() + 16);
+    return copy;
   }
   int num_features() const override { return kFeatures; }
   int to_move() const override { return to_move_; }
@@ -118,7 +138,7 @@ class OthelloPosition final : public Position {
     if (move != n) {
       placed.set(move);
       h ^= key(to_move_, move);
-      flips.for_each([&](int p) { h ^= key(BLACK, p) ^ key(WHITE, p); });
+      flips.for_each([&](int p) { h ^= kKeys.flip[p]; });
     }
     BB new_own = opp_ ^ flips;
     opp_ = own_ | placed | flips;
@@ -164,18 +184,11 @@ class OthelloPosition final : public Position {
     const int n = num_points();
     const BB empty = full_ ^ (own_ | opp_);
     const BB own_unsafe = exposed(opp_, own_), opp_unsafe = exposed(own_, opp_);
-    for (int p = 0; p < n; ++p) {
-      float* row = out + p * kFeatures;
-      row[0] = own_.test(p);
-      row[1] = opp_.test(p);
-      row[2] = empty.test(p);
-      row[3] = legal_.test(p);
-      row[4] = own_unsafe.test(p);
-      row[5] = opp_unsafe.test(p);
-      row[6] = 0.0f;
-    }
+    // Zeros, then a one per member of each plane: a plane costs its members, not the board.
+    std::fill(out, out + (n + 1) * kFeatures, 0.0f);
+    const BB* planes[6] = {&own_, &opp_, &empty, &legal_, &own_unsafe, &opp_unsafe};
+    for (int f = 0; f < 6; ++f) planes[f]->for_each([&](int p) { out[p * kFeatures + f] = 1.0f; });
     float* extra = out + n * kFeatures;
-    for (int f = 0; f < kFeatures; ++f) extra[f] = 0.0f;
     extra[3] = pass_legal_;
     extra[6] = 1.0f;
   }
@@ -213,10 +226,8 @@ class OthelloPosition final : public Position {
     int to_move;
   };
 
-  static uint64_t key(int color, int p) {
-    return zobrist_key(kZobristTag, 2 * uint64_t(p) + (color == WHITE));
-  }
-  static uint64_t side_key() { return zobrist_key(kZobristTag, 2 * kMaxSize * kMaxSize); }
+  static uint64_t key(int color, int p) { return color == BLACK ? kKeys.black[p] : kKeys.white[p]; }
+  static uint64_t side_key() { return kKeys.side; }
 
   // The discs a run may cross along each axis: the opponent's, off the edge columns when the
   // axis has a sideways component.
@@ -229,19 +240,16 @@ class OthelloPosition final : public Position {
     const BB empty = full_ ^ (own | opp);
     BB moves;
     for (int a = 0; a < 4; ++a) {
-      const int step = steps_[a];
+      // Both directions of the axis in one loop: independent work for the CPU to overlap.
+      const int step = geo_->steps[a];
       const BB thr = through(a, opp);
-      BB run = own.up(step) & thr;
-      while (run.any()) {
-        run = run.up(step);
-        moves |= run & empty;
-        run &= thr;
-      }
-      run = own.down(step) & thr;
-      while (run.any()) {
-        run = run.down(step);
-        moves |= run & empty;
-        run &= thr;
+      BB up = own.up(step) & thr, down = own.down(step) & thr;
+      while ((up | down).any()) {
+        up = up.up(step);
+        down = down.down(step);
+        moves |= (up | down) & empty;
+        up &= thr;
+        down &= thr;
       }
     }
     return moves;
@@ -255,7 +263,7 @@ class OthelloPosition final : public Position {
     const BB empty = full_ ^ (own | opp);
     BB out;
     for (int a = 0; a < 4; ++a) {
-      const int step = steps_[a];
+      const int step = geo_->steps[a];
       const BB thr = through(a, opp);
       out |= flood_down(empty, step, flood_up(own, step, thr));
       out |= flood_up(empty, step, flood_down(own, step, thr));
@@ -264,24 +272,22 @@ class OthelloPosition final : public Position {
   }
 
   // What a disc of the side to move on the empty point `move` turns over: per direction, a walk
-  // through opponent discs that ends on an own disc.
+  // through opponent discs (no further than the board's edge) that ends on an own disc.
   BB flips_of(int move) const {
-    static constexpr int kDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
-    static constexpr int kDy[8] = {0, 0, 1, -1, 1, -1, -1, 1};
+    const Geometry& g = *geo_;
+    const uint8_t* reach = g.reach[move];
     BB out;
-    const int x0 = move % width_, y0 = move / width_;
     for (int d = 0; d < 8; ++d) {
-      int x = x0 + kDx[d], y = y0 + kDy[d];
-      BB run;
-      bool any = false;
-      while (x >= 0 && x < width_ && y >= 0 && y < height_ && opp_.test(y * width_ + x)) {
-        run.set(y * width_ + x);
-        any = true;
-        x += kDx[d];
-        y += kDy[d];
+      // A run needs an opponent disc next to the move and an own disc past it: two steps.
+      const int step = g.delta[d], last = reach[d];
+      if (last < 2) continue;
+      int k = 1, q = move + step;
+      while (k < last && opp_.test(q)) {
+        ++k;
+        q += step;
       }
-      if (any && x >= 0 && x < width_ && y >= 0 && y < height_ && own_.test(y * width_ + x))
-        out |= run;
+      if (k > 1 && own_.test(q))
+        for (int r = move + step; r != q; r += step) out.set(r);
     }
     return out;
   }
@@ -293,8 +299,29 @@ class OthelloPosition final : public Position {
     legal_valid_ = true;
   }
 
-  BB full_, inner_;
-  std::array<int, 4> steps_{};
+  // What depends on the board size only, shared by a position's clones.
+  struct Geometry {
+    Geometry(int width, int height) {
+      for (int p = 0; p < width * height; ++p) {
+        const int x = p % width, y = p / width;
+        full.set(p);
+        if (x != 0 && x != width - 1) inner.set(p);
+        const int right = width - 1 - x, left = x, down = height - 1 - y, up = y;
+        const int r[8] = {right, left, down, up, std::min(right, down), std::min(left, up),
+                          std::min(right, up), std::min(left, down)};
+        for (int d = 0; d < 8; ++d) reach[p][d] = uint8_t(r[d]);
+      }
+      steps = {1, width, width + 1, width - 1};
+      delta = {1, -1, width, -width, width + 1, -width - 1, 1 - width, width - 1};
+    }
+    BB full, inner;               // every point; the points off the first and last column
+    std::array<int, 4> steps{};   // shifts along a row, a column and the two diagonals
+    std::array<int, 8> delta{};   // the eight directions as point offsets
+    uint8_t reach[kMaxPoints][8]; // steps from a point to the board's edge per direction
+  };
+
+  std::shared_ptr<const Geometry> geo_;
+  BB full_ = geo_->full, inner_ = geo_->inner;  // copies: the hot loops read them directly
   BB own_, opp_;
   int to_move_ = BLACK;
   uint64_t hash_ = 0;
