@@ -20,7 +20,7 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 
 from saz.engine import _core
-from saz.engine.games.errors import GameError, UndoError, UnsupportedRuleError
+from saz.engine.games.errors import GameError, IllegalMoveError, UndoError, UnsupportedRuleError
 from saz.engine.games.grid import Grid
 
 BLACK = 1
@@ -30,6 +30,9 @@ EMPTY = 0
 DRAW = 0
 
 COLOR_NAMES = {BLACK: "black", WHITE: "white"}
+
+#: The moves the core's bindings take (32-bit); anything beyond is off the board.
+_INT32_MIN, _INT32_MAX = -2**31, 2**31 - 1
 
 G = TypeVar("G", bound="Game")
 
@@ -192,10 +195,15 @@ class Game(ABC):
         return self._core.legal_moves()
 
     def is_legal(self, move: int) -> bool:
-        """Whether `play(move)` would accept `move` now; never raises for an int. After an end
+        """Whether `play(move)` would accept `move` now; never raises. After an end
         that the rules let a controller continue (Go's two passes) this is the move's legality
         in the continued game, while `legal_moves` is empty."""
-        return self._core.is_legal(operator.index(move))
+        try:
+            move = operator.index(move)
+        except TypeError:  # not a move at all
+            return False
+        # Checked here: the core takes 32-bit moves, and no game has a move outside 0..pass.
+        return 0 <= move <= self.pass_move and self._core.is_legal(move)
 
     def play(self, move: int, color: int | None = None) -> None:
         """Play `move` for `color` (default: the side to move); afterwards the other colour is
@@ -208,6 +216,8 @@ class Game(ABC):
             self._play_out_of_turn(move, color)
             return
         move = operator.index(move)
+        if not _INT32_MIN <= move <= _INT32_MAX:  # beyond what the core takes: off any board
+            raise IllegalMoveError(move, "off the board")
         mover = self._core.to_move
         self._core.play(move)
         self._moves.append(move)

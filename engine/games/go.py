@@ -29,12 +29,7 @@ from saz.engine.games.base import (
     Termination,
     parse_diagram,
 )
-from saz.engine.games.errors import (
-    GameError,
-    IllegalMoveError,
-    UnsupportedRuleError,
-    UnsupportedSizeError,
-)
+from saz.engine.games.errors import GameError, UnsupportedRuleError, UnsupportedSizeError
 from saz.engine.games.grid import grid
 from saz.engine.games.zobrist import zobrist_keys
 
@@ -101,6 +96,9 @@ def fixed_handicap_points(size: int, stones: int) -> list[int]:
 
 class Go(Game):
     """A Go position and its history under Tromp-Taylor rules, on any board from 2x2 to 25x25.
+
+    Two passes end the game, but a controller may play on (a dispute, a cleanup phase): a stone
+    after them is played as usual, and the game goes on from there.
 
     Handicap stones (`place_fixed_handicap`, `place_free_handicap`) and the stones of a diagram
     (`from_diagram`) are part of the starting position, not moves: `moves` does not list them,
@@ -201,23 +199,6 @@ class Go(Game):
         return self._core.liberties(p)
 
     # -- rules ------------------------------------------------------------------------------------
-    def is_legal(self, move: int) -> bool:
-        try:
-            p = operator.index(move)
-        except TypeError:
-            return False
-        # Checked here: the core takes 32-bit moves only.
-        return 0 <= p <= self.num_points and self._core.is_legal(p)
-
-    def play(self, move: int, color: int | None = None) -> None:
-        """Two passes end the game, but a controller may play on (a dispute, a cleanup phase):
-        a stone after them is played as usual, and the game goes on from there."""
-        p = operator.index(move)
-        if not 0 <= p <= self.num_points and (color is None or color == self._core.to_move):
-            # Refused here, as the rules would: the core takes 32-bit moves only.
-            raise IllegalMoveError(p, "off the board")
-        super().play(p, color)
-
     def continued(self) -> Go | None:
         """After two passes: a copy in which they no longer end the game (the controller plays
         on); None while the game goes on."""
