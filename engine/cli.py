@@ -17,11 +17,11 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "gtp": ("saz.protocol.gtp", "run the engine over GTP v2 (Go, Othello, Gomoku)"),
     "gomocup": ("saz.protocol.gomocup", "run the engine over the Gomocup protocol (also: pbrain-saz)"),
     "perft": ("saz.engine.perft", "count leaf positions of the move tree (rules check and speed)"),
-    "bench": ("saz.tools.bench", "benchmarks: evaluator, search"),
-    "export": ("saz.tools.export", "export a training checkpoint to ONNX with its model card"),
-    "train": ("saz.tools.train", "AlphaZero self-play training on small boards"),
-    "match": ("saz.tools.match", "engine-vs-engine matches with Elo and SPRT"),
-    "card": ("saz.tools.strength", "a model card's strength table; record matches in it"),
+    "bench": ("saz.tools.bench.cli", "benchmarks: evaluator, search"),
+    "export": ("saz.tools.train.export", "export a training checkpoint to ONNX with its model card"),
+    "train": ("saz.tools.train.run", "AlphaZero self-play training on small boards"),
+    "match": ("saz.tools.match.match", "engine-vs-engine matches with Elo and SPRT"),
+    "card": ("saz.tools.match.strength", "a model card's strength table; record matches in it"),
 }
 
 

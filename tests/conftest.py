@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from saz.tools.checkpoint import Checkpoint
-    from saz.tools.model import PolicyValueNet
+    from saz.tools.train.checkpoint import Checkpoint
+    from saz.tools.train.model import PolicyValueNet
 
 #: Hidden width of the test networks: small enough to export and run fast, wide enough that a
 #: wrong aggregation cannot hide in rounding.
@@ -38,7 +38,7 @@ def trained_like_net(num_features: int, *, hidden: int = TINY_HIDDEN, layers: in
     exercise them too. In eval mode."""
     import torch
 
-    from saz.tools.model import NetConfig, PolicyValueNet
+    from saz.tools.train.model import NetConfig, PolicyValueNet
 
     torch.manual_seed(seed)
     net = PolicyValueNet(NetConfig(num_features=num_features, hidden=hidden, layers=layers,
@@ -60,8 +60,8 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Tiny
     """`tiny_model(game_name)`: a small random network for that game, exported through
     `saz export` itself (so every session checks the command end to end), once per game."""
     from saz.engine.games import game_class
-    from saz.tools.checkpoint import Checkpoint, save_checkpoint
-    from saz.tools.export import main as export_main
+    from saz.tools.train.checkpoint import Checkpoint, save_checkpoint
+    from saz.tools.train.export import main as export_main
 
     cache: dict[str, TinyModel] = {}
 

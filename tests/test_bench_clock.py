@@ -1,11 +1,11 @@
-"""`saz bench clock` (tools/bench_clock.py): the period it reads and the moves it times."""
+"""`saz bench clock` (tools/bench/clock.py): the period it reads and the moves it times."""
 from __future__ import annotations
 
 import sys
 
 import pytest
 
-from saz.tools.bench_clock import move_seconds, parse_period
+from saz.tools.bench.clock import move_seconds, parse_period
 
 
 @pytest.mark.parametrize("command, period", [

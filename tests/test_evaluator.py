@@ -18,7 +18,7 @@ from saz.engine.evaluator import Evaluator, ModelError, default_model_path
 from saz.engine.games import new_game
 from saz.engine.graph import encode, layout
 from saz.engine.model_card import MASKED_LOG_PROB, card_path, file_digest
-from saz.tools.strength import rows
+from saz.tools.match.strength import rows
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Two `pbrain-saz` processes play a game of Gomoku under Gomocup time limits, refereed by
-`saz match`'s referee (`tools/referee.py`) as a Gomocup manager would: it sends the limits
+`saz match`'s referee (`tools/match/referee.py`) as a Gomocup manager would: it sends the limits
 (`timeout_turn`, `timeout_match`), `time_left` before every move, BEGIN, or BOARD when the game
 starts from an opening, then TURN; it checks every move against the rules, times every turn in
 wall time (our I/O and the pipes included), charges each brain its start-up (process creation
@@ -22,9 +22,9 @@ import pytest
 
 from saz.engine.games import BLACK, DRAW, WHITE
 from saz.engine.games.gomoku import Gomoku
-from saz.tools.adapters import EngineSpec, GameSetup
-from saz.tools.referee import GameRecord, Reason, play_game
-from saz.tools.time_control import TimeControl
+from saz.tools.match.adapters import EngineSpec, GameSetup
+from saz.tools.match.referee import GameRecord, Reason, play_game
+from saz.tools.match.time_control import TimeControl
 
 
 def play_match(model: Path, size: int, turn_ms: int, match_ms: int,

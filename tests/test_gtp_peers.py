@@ -1,7 +1,7 @@
 """Whole games against real engines, set up as a new user would: `saz gtp` against GNU Go on 9x9
 Go and against gtp-rhino on 8x8 Othello (`apt-get install -y gnugo grhino`).
 
-`saz match`'s referee (`tools/referee.py`) plays them: it holds its own copy of the game, asks
+`saz match`'s referee (`tools/match/referee.py`) plays them: it holds its own copy of the game, asks
 the side to move for a move over GTP, checks that the move is legal and came within the time
 announced to both engines (`time_settings 0 2 1`: two seconds a move, one second of slack), and
 tells the other engine. Both games must reach their end by the rules. Then each engine, given
@@ -18,9 +18,9 @@ import pytest
 from saz.protocol.gtp_client import GtpClient
 from saz.protocol.sgf_writer import format_sgf
 from saz.protocol.vertex import vertices_for
-from saz.tools.adapters import EngineSpec, GameSetup, resolve_program
-from saz.tools.referee import GameRecord, Reason, play_game
-from saz.tools.time_control import TimeControl
+from saz.tools.match.adapters import EngineSpec, GameSetup, resolve_program
+from saz.tools.match.referee import GameRecord, Reason, play_game
+from saz.tools.match.time_control import TimeControl
 
 SAZ_GTP = [sys.executable, "-m", "saz.engine.cli", "gtp"]
 #: Two seconds a move (Canadian: one stone per period), one second of slack for the pipes and

@@ -16,9 +16,9 @@ from saz.engine.games import BLACK, DRAW, WHITE, new_game
 from saz.protocol.sgf import parse_sgf
 from saz.protocol.sgf_writer import SgfInfo, format_sgf
 from saz.protocol.vertex import vertices_for
-from saz.tools.adapters import EngineSpec, GameSetup, SetupRefused, resolve_program
-from saz.tools.elo import Record, Sprt, Verdict, elo_of_score, estimate, score_of_elo
-from saz.tools.match import (
+from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused, resolve_program
+from saz.tools.match.elo import Record, Sprt, Verdict, elo_of_score, estimate, score_of_elo
+from saz.tools.match.match import (
     MatchConfig,
     MatchError,
     main,
@@ -27,8 +27,8 @@ from saz.tools.match import (
     run_match,
     schedule,
 )
-from saz.tools.referee import Reason, play_game
-from saz.tools.time_control import Clock, TimeControl, TimeControlError
+from saz.tools.match.referee import Reason, play_game
+from saz.tools.match.time_control import Clock, TimeControl, TimeControlError
 
 FAKES = Path(__file__).parent / "fakes"
 SAZ = [sys.executable, "-m", "saz.engine.cli"]
@@ -553,7 +553,7 @@ def test_match_mistakes_exit_with_status_2(tmp_path: Path, capsys) -> None:
 
 
 def test_saz_match_imports_no_torch() -> None:
-    code = ("import sys; import saz.tools.match; "
+    code = ("import sys; import saz.tools.match.match; "
             "sys.exit(bool({'torch', 'onnxruntime'} & set(sys.modules)))")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 

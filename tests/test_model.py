@@ -15,15 +15,15 @@ from saz.engine.evaluator import Evaluator
 from saz.engine.games import game_class
 from saz.engine.graph import GraphLayout, layout
 from saz.engine.model_card import INPUT_NAMES, MASKED_LOG_PROB, OPSET, OUTPUT_NAMES, ModelCard
-from saz.tools import export as export_module
-from saz.tools.checkpoint import (
+from saz.tools.train import export as export_module
+from saz.tools.train.checkpoint import (
     Checkpoint,
     CheckpointError,
     load_checkpoint,
     save_checkpoint,
 )
-from saz.tools.export import ExportError, check_parity, export_checkpoint
-from saz.tools.model import (
+from saz.tools.train.export import ExportError, check_parity, export_checkpoint
+from saz.tools.train.model import (
     NetConfig,
     PolicyValueNet,
     PolicyValueNetExport,

@@ -1,4 +1,4 @@
-"""The strength table of a model card (`tools/strength.py`): rows from match summaries, recorded
+"""The strength table of a model card (`tools/match/strength.py`): rows from match summaries, recorded
 in a copy of a shipped card without touching the rest of it, printed as Markdown, and recorded
 by `saz match --card` and `saz card --add`."""
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from saz.engine.model_card import ModelCard, ModelCardError
-from saz.tools import strength
-from saz.tools.match import main as match_main
-from saz.tools.strength import StrengthError, StrengthRow, markdown, read_record, record_rows, rows
+from saz.tools.match import strength
+from saz.tools.match.match import main as match_main
+from saz.tools.match.strength import StrengthError, StrengthRow, markdown, read_record, record_rows, rows
 # The scripted fake engines of the match tests: `five` wins every game, `broken` loses it.
 from test_match import _winner_and_loser
 

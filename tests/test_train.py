@@ -16,12 +16,12 @@ import pytest
 from saz.engine.games import BLACK, DRAW, new_game
 from saz.engine.graph import GraphLayout
 from saz.engine.players import GreedyPlayer, RandomPlayer
-from saz.tools.arena import NetworkPlayer, play_match
-from saz.tools.lockstep import Lockstep
-from saz.tools.positions import PackError, PositionBatch
-from saz.tools.replay import ReplayBuffer
-from saz.tools.selfplay import Resignation, SelfPlayConfig, SelfPlayWorker, WorkerStats
-from saz.tools.train_config import CONFIGS_DIR, ConfigError, TrainConfig
+from saz.tools.train.arena import NetworkPlayer, play_match
+from saz.tools.train.lockstep import Lockstep
+from saz.tools.train.positions import PackError, PositionBatch
+from saz.tools.train.replay import ReplayBuffer
+from saz.tools.train.selfplay import Resignation, SelfPlayConfig, SelfPlayWorker, WorkerStats
+from saz.tools.train.config import CONFIGS_DIR, ConfigError, TrainConfig
 
 #: A run small enough for a test: a tiny network, 5x5/6x6 boards, a few visits.
 TINY_CONFIG = """
@@ -212,8 +212,8 @@ def test_a_search_player_with_the_rules_tactics_beats_random_at_gomoku() -> None
 # -- the learner -----------------------------------------------------------------------------------
 def test_learner_fits_a_fixed_set_of_positions(tmp_path: Path) -> None:
     import torch
-    from saz.tools.learner import Learner, LearnerConfig
-    from saz.tools.model import NetConfig, PolicyValueNet
+    from saz.tools.train.learner import Learner, LearnerConfig
+    from saz.tools.train.model import NetConfig, PolicyValueNet
 
     torch.manual_seed(0)
     buffer = ReplayBuffer(tmp_path, window=1000, num_features=4)
@@ -233,8 +233,8 @@ def test_learner_fits_a_fixed_set_of_positions(tmp_path: Path) -> None:
 def test_learner_flushes_subnormal_weights() -> None:
     import torch
 
-    from saz.tools.learner import SMALLEST_NORMAL, Learner, LearnerConfig
-    from saz.tools.model import NetConfig, PolicyValueNet
+    from saz.tools.train.learner import SMALLEST_NORMAL, Learner, LearnerConfig
+    from saz.tools.train.model import NetConfig, PolicyValueNet
 
     learner = Learner(PolicyValueNet(NetConfig(num_features=4, hidden=8, layers=1)),
                       LearnerConfig(batch_size=8, threads=1))
@@ -248,7 +248,7 @@ def test_learner_flushes_subnormal_weights() -> None:
 
 
 def test_learning_rate_schedule_is_piecewise_constant() -> None:
-    from saz.tools.learner import LearnerConfig
+    from saz.tools.train.learner import LearnerConfig
 
     config = LearnerConfig(lr_schedule=((0, 1e-2), (100, 1e-3)))
     assert [config.learning_rate(s) for s in (0, 99, 100, 5000)] == [1e-2, 1e-2, 1e-3, 1e-3]
@@ -286,7 +286,7 @@ def _train(*args: str) -> subprocess.Popen[bytes]:
 def test_tiny_run_exports_a_model_the_engine_plays(tmp_path: Path) -> None:
     from saz.engine.engine import Engine, EngineConfig
     from saz.engine.model_card import ModelCard
-    from saz.tools.train import main
+    from saz.tools.train.run import main
 
     config = tmp_path / "tiny.toml"
     config.write_text(TINY_CONFIG)
@@ -330,7 +330,7 @@ def test_killed_run_resumes_without_losing_files(tmp_path: Path) -> None:
     output = resumed.communicate(timeout=180)[0].decode()
     assert resumed.returncode == 0, output[-2000:]
 
-    from saz.tools.checkpoint import load_checkpoint
+    from saz.tools.train.checkpoint import load_checkpoint
 
     record = load_checkpoint(run / "checkpoint.pt").training
     assert record["generations"] == 2

@@ -1,8 +1,8 @@
 """One refereed game between two engines, whatever protocol they speak.
 
 The referee keeps its own copy of the game (`engine/games`), so the rules are the engine's, not
-the contestants': it asks the side to move for a move (`tools/adapters.py`), times it against
-that side's clock (`tools/time_control.py`), checks that it is legal and plays it. How a game
+the contestants': it asks the side to move for a move (`tools/match/adapters.py`), times it against
+that side's clock (`tools/match/time_control.py`), checks that it is legal and plays it. How a game
 ends, and the `RE` its record gets:
 
 | reason       | when                                                         | RE          |
@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from saz.engine.games import BLACK, DRAW, WHITE, Game, new_game
 from saz.engine.games.base import Termination
 from saz.protocol.sgf_writer import sgf_result
-from saz.tools.adapters import (
+from saz.tools.match.adapters import (
     EngineAdapter,
     EngineCrashed,
     EngineFailure,
@@ -42,7 +42,7 @@ from saz.tools.adapters import (
     GameSetup,
     open_engine,
 )
-from saz.tools.time_control import Clock
+from saz.tools.match.time_control import Clock
 
 T = TypeVar("T")
 

@@ -4,7 +4,7 @@
     saz card models/gomoku.json --add docs/matches/gomoku-1h-vs-greedy-15x15 ...
 
 A row says whom the model played (the opponent's name and command), with which engine command,
-on which board, the games' W-L-D and the Elo with its 95% interval (`tools/elo.py`), the time
+on which board, the games' W-L-D and the Elo with its 95% interval (`tools/match/elo.py`), the time
 control and openings, the command that reproduces the match and the folder that holds its record
 (SGF games and `summary.json`). Rows are made from a match's `summary.json`, where the model is
 the first engine; `saz match --card MODEL.json` records its own row when it ends, and
@@ -92,7 +92,7 @@ class StrengthRow:
     @classmethod
     def from_summary(cls, summary: Mapping[str, Any], record: str | PurePath,
                      command: str | None = None) -> StrengthRow:
-        """The row of a match from its summary.json (`tools/match.py`) and record folder. The
+        """The row of a match from its summary.json (`tools/match/match.py`) and record folder. The
         summary's own command unless `command` is given; StrengthError when a summary written
         before summaries had one (or not by `saz match` at all) gives none."""
         try:

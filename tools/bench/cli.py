@@ -2,8 +2,8 @@
 
     saz bench evaluator --game go --sizes 9,15,19 --batch 1,8,32,128 [--hidden H] [--device D]
                         [--model PATH] [--threads T] [--cpu-time]
-    saz bench search --game gomoku --size 15 --visits 800 ...   (see tools/bench_search.py)
-    saz bench clock --size 19 --moves 200 --time "time_settings 0 1 1" (see tools/bench_clock.py)
+    saz bench search --game gomoku --size 15 --visits 800 ...   (see tools/bench/search.py)
+    saz bench clock --size 19 --moves 200 --time "time_settings 0 1 1" (see tools/bench/clock.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
 each board size x batch size, and the same network in torch eager (the torch-geometric model under
@@ -33,10 +33,14 @@ import torch
 from saz.engine.evaluator import Evaluator, ModelError
 from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.graph import layout
-from saz.tools.checkpoint import Checkpoint
-from saz.tools.export import export_checkpoint
-from saz.tools import bench_clock, bench_gomocup, bench_gtp, bench_memory, bench_search
-from saz.tools.model import NetConfig, PolicyValueNet, collate
+from saz.tools.train.checkpoint import Checkpoint
+from saz.tools.train.export import export_checkpoint
+from saz.tools.bench import clock as bench_clock
+from saz.tools.bench import gomocup as bench_gomocup
+from saz.tools.bench import gtp as bench_gtp
+from saz.tools.bench import memory as bench_memory
+from saz.tools.bench import search as bench_search
+from saz.tools.train.model import NetConfig, PolicyValueNet, collate
 
 
 class Timing(NamedTuple):

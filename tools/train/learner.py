@@ -28,9 +28,9 @@ import numpy as np
 import torch
 
 from saz.engine.graph import layout
-from saz.tools.model import PolicyValueNet, collate
-from saz.tools.positions import PositionBatch
-from saz.tools.replay import ReplayBuffer
+from saz.tools.train.model import PolicyValueNet, collate
+from saz.tools.train.positions import PositionBatch
+from saz.tools.train.replay import ReplayBuffer
 
 OPTIMIZERS = ("adam", "sgd")
 #: The smallest normal float32; anything nonzero below it in magnitude is subnormal.

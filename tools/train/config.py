@@ -24,9 +24,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from saz.tools.learner import LearnerConfig
-from saz.tools.selfplay import SelfPlayConfig, Size
-from saz.tools.selfplay import parse_size as parse_board_size
+from saz.tools.train.learner import LearnerConfig
+from saz.tools.train.selfplay import SelfPlayConfig, Size
+from saz.tools.train.selfplay import parse_size as parse_board_size
 
 #: Where the shipped configs live: `saz train --game G` reads `configs/G.toml` by default.
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
@@ -166,7 +166,7 @@ def _build(kind: type, section: str, table: Any) -> Any:
 
 
 def _check_network(network: Mapping[str, Any]) -> None:
-    from saz.tools.model import NetConfig
+    from saz.tools.train.model import NetConfig
 
     if "num_features" in network:
         raise ConfigError("[network] num_features comes from the game; leave it out")

@@ -25,7 +25,7 @@ import torch
 from torch import Tensor
 
 from saz.engine.games.base import Game
-from saz.tools.model import NetConfig, PolicyValueNet
+from saz.tools.train.model import NetConfig, PolicyValueNet
 
 CHECKPOINT_FORMAT = "saz-checkpoint"
 CHECKPOINT_VERSION = 1

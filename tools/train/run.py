@@ -50,22 +50,22 @@ from saz.engine.evaluator import Evaluator
 from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.model_card import ModelCard, card_path
 from saz.engine.players import make_player
-from saz.tools.arena import Contestant, NetworkPlayer, play_match
-from saz.tools.checkpoint import (
+from saz.tools.train.arena import Contestant, NetworkPlayer, play_match
+from saz.tools.train.checkpoint import (
     Checkpoint,
     CheckpointError,
     load_checkpoint,
     save_checkpoint,
 )
-from saz.tools.export import ExportError, export_checkpoint
-from saz.tools.learner import Learner, Losses
-from saz.tools.lockstep import Lockstep
-from saz.tools.metrics import MetricsLog, columns_for, eval_column, plies_column, plot
-from saz.tools.model import NetConfig, PolicyValueNet
-from saz.tools.positions import PositionBatch
-from saz.tools.replay import ReplayBuffer
-from saz.tools.selfplay import GameRecord, Resignation, SelfPlayBatch, SelfPlayPool
-from saz.tools.train_config import CONFIGS_DIR, PREVIOUS, ConfigError, TrainConfig
+from saz.tools.train.export import ExportError, export_checkpoint
+from saz.tools.train.learner import Learner, Losses
+from saz.tools.train.lockstep import Lockstep
+from saz.tools.train.metrics import MetricsLog, columns_for, eval_column, plies_column, plot
+from saz.tools.train.model import NetConfig, PolicyValueNet
+from saz.tools.train.positions import PositionBatch
+from saz.tools.train.replay import ReplayBuffer
+from saz.tools.train.selfplay import GameRecord, Resignation, SelfPlayBatch, SelfPlayPool
+from saz.tools.train.config import CONFIGS_DIR, PREVIOUS, ConfigError, TrainConfig
 from tqdm import tqdm
 
 #: A file of one generation (`gen_00012.onnx`, its card, its staging files).

@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 
 from saz.protocol.gtp_client import GtpClient
-from saz.tools.bench_gtp import saz_gtp_command
+from saz.tools.bench.gtp import saz_gtp_command
 
 #: How long a single move may take before the benchmark gives up on the engine.
 MOVE_TIMEOUT = 60.0

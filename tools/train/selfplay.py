@@ -21,7 +21,7 @@ The recipe is AlphaZero's:
 worker parks its unfinished games and continues them with the next network (with fresh trees),
 so no game is thrown away and no generation ends on a tail of half-empty batches.
 
-`python -m saz.tools.selfplay` measures self-play throughput (docs/BENCHMARKS.md, "Self-play").
+`python -m saz.tools.train.selfplay` measures self-play throughput (docs/BENCHMARKS.md, "Self-play").
 """
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ import numpy as np
 from saz.engine.games import DRAW, GAME_NAMES, Game, new_game
 from saz.engine.search.mcts import PolicyValueNet, choose_move
 from saz.engine.search.options import SearchOptions
-from saz.tools.lockstep import Lockstep, TreeSearch
-from saz.tools.positions import PositionBatch
+from saz.tools.train.lockstep import Lockstep, TreeSearch
+from saz.tools.train.positions import PositionBatch
 
 #: A board size, (width, height).
 Size = tuple[int, int]
@@ -519,10 +519,10 @@ class SelfPlayPool:
                 proc.join()
 
 
-# -- python -m saz.tools.selfplay: the throughput benchmark -----------------------------------------
+# -- python -m saz.tools.train.selfplay: the throughput benchmark -----------------------------------------
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m saz.tools.selfplay",
+        prog="python -m saz.tools.train.selfplay",
         description="Self-play throughput: positions searched per second with the worker pool, "
                     "for each worker count (printed as a Markdown table).")
     parser.add_argument("--game", default="gomoku", choices=GAME_NAMES)
@@ -559,9 +559,9 @@ def _random_model(game_name: str, path: Path) -> Path:
     speed does not depend on the weights)."""
     import torch
     from saz.engine.games import game_class
-    from saz.tools.checkpoint import Checkpoint
-    from saz.tools.export import export_checkpoint
-    from saz.tools.model import NetConfig, PolicyValueNet
+    from saz.tools.train.checkpoint import Checkpoint
+    from saz.tools.train.export import export_checkpoint
+    from saz.tools.train.model import NetConfig, PolicyValueNet
 
     torch.manual_seed(0)
     cls = game_class(game_name)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from saz.tools.positions import PositionBatch
+from saz.tools.train.positions import PositionBatch
 
 _FILE = re.compile(r"gen_(\d{5})\.npz")
 #: The key of a generation file's JSON summary.

@@ -34,8 +34,8 @@ from saz.engine.model_card import (
     card_path,
     file_digest,
 )
-from saz.tools.checkpoint import Checkpoint, CheckpointError, load_checkpoint
-from saz.tools.model import PolicyValueNet, PolicyValueNetExport, collate
+from saz.tools.train.checkpoint import Checkpoint, CheckpointError, load_checkpoint
+from saz.tools.train.model import PolicyValueNet, PolicyValueNetExport, collate
 
 #: Largest |torch - onnxruntime| the export accepts, on log-probabilities and values. Float32
 #: reassociation gives ~1e-6; anything near this bound means a broken export, not rounding.

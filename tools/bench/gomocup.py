@@ -1,6 +1,6 @@
 """`pbrain-saz` as a Gomocup manager times it: start-up, network loading, and a turn's overhead.
 
-    python -m saz.tools.bench_gomocup [--runs 20] [--turns 40] [--model PATH] [-- COMMAND ...]
+    python -m saz.tools.bench.gomocup [--runs 20] [--turns 40] [--model PATH] [-- COMMAND ...]
 
 * start-up: from process creation to the answer to ABOUT (a GUI waits for it when it lists its
   engines; c-gomoku-cli asks ABOUT first), the median over `--runs` fresh processes;
@@ -108,9 +108,9 @@ def _turns(command: list[str], size: int, count: int) -> list[float]:
 def _random_model(folder: Path) -> Path:
     import torch
 
-    from saz.tools.checkpoint import Checkpoint
-    from saz.tools.export import export_checkpoint
-    from saz.tools.model import NetConfig, PolicyValueNet
+    from saz.tools.train.checkpoint import Checkpoint
+    from saz.tools.train.export import export_checkpoint
+    from saz.tools.train.model import NetConfig, PolicyValueNet
 
     torch.manual_seed(0)
     net = PolicyValueNet(NetConfig(num_features=Gomoku.num_features())).eval()
@@ -124,7 +124,7 @@ def _ms(seconds: float) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m saz.tools.bench_gomocup",
+    parser = argparse.ArgumentParser(prog="python -m saz.tools.bench.gomocup",
                                      description=__doc__.splitlines()[0])
     _arguments(parser)
     return bench_gomocup(parser.parse_args(argv))

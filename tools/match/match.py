@@ -5,7 +5,7 @@
         --engine gnugo="gnugo --mode gtp --level 1 --chinese-rules --capture-all-dead"
 
 Engines are subprocesses speaking GTP (Go, Othello) or the Gomocup protocol (Gomoku); each game
-starts them afresh (`tools/adapters.py`), and `tools/referee.py` referees it. Colours alternate:
+starts them afresh (`tools/match/adapters.py`), and `tools/match/referee.py` referees it. Colours alternate:
 game 2k has the first engine as Black, game 2k+1 the second, both from the k-th opening.
 
 **Openings.** `--random-plies P` opens every pair of games with P uniformly random legal moves
@@ -16,12 +16,12 @@ or commas; `pass` where Go passes or Othello must; `#` starts a comment; blank l
 skipped. The openings are used in turn, again from the first when the games outnumber them.
 
 **Output.** A line per game and the first engine's running record (W-L-D), its Elo difference
-with the 95% interval (`tools/elo.py`), and the SPRT's log-likelihood ratio with `--sprt`. The
+with the 95% interval (`tools/match/elo.py`), and the SPRT's log-likelihood ratio with `--sprt`. The
 match stops starting games once the SPRT decides. With `--out DIR`: `DIR/games/0001.sgf`, ...
 for every game and `DIR/summary.json` (the command that plays the match again, engines,
 settings, each game's result, reason and time, totals, Elo, SPRT), rewritten after every game.
 With `--card MODEL.json` as well, the match's row (opponent, board, W-L-D, Elo, ...) is recorded
-in that model card's strength table when the match ends (`tools/strength.py`; the first engine
+in that model card's strength table when the match ends (`tools/match/strength.py`; the first engine
 is the model's). Exit status 0; 2 for a mistake in the match (a bad option, a card that cannot
 be loaded or is another game's, an engine missing or refusing the settings).
 
@@ -50,12 +50,12 @@ from saz.engine.games import BLACK, GAME_NAMES, WHITE, GameError
 from saz.engine.model_card import ModelCardError
 from saz.protocol.sgf_writer import SgfInfo, format_sgf
 from saz.protocol.vertex import GtpValueError, vertices_for
-from saz.tools.adapters import EngineSpec, GameSetup, SetupRefused
-from saz.tools.elo import Record, Sprt, Verdict, estimate
-from saz.tools.referee import GameRecord, new_position, play_game
-from saz.tools.selfplay import parse_size
-from saz.tools.strength import SUMMARY_FILE, StrengthError, load_card, read_record, record_rows
-from saz.tools.time_control import TimeControl, TimeControlError
+from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused
+from saz.tools.match.elo import Record, Sprt, Verdict, estimate
+from saz.tools.match.referee import GameRecord, new_position, play_game
+from saz.tools.train.selfplay import parse_size
+from saz.tools.match.strength import SUMMARY_FILE, StrengthError, load_card, read_record, record_rows
+from saz.tools.match.time_control import TimeControl, TimeControlError
 
 #: Draws of a random opening before giving up on one that does not end the game.
 _OPENING_TRIES = 100

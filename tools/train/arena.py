@@ -7,7 +7,7 @@ network searched the same way. Colours alternate from game to game, and the firs
 still play different games. All games of a match run at once, their searches stepped in lockstep
 (one network call per network per step).
 
-    python -m saz.tools.arena MODEL.onnx --opponent greedy --size 15 --games 100 --visits 200
+    python -m saz.tools.train.arena MODEL.onnx --opponent greedy --size 15 --games 100 --visits 200
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from saz.engine.games import BLACK, DRAW, WHITE, Game, new_game
 from saz.engine.players import PLAYERS, Player, make_player
 from saz.engine.search.mcts import PolicyValueNet
 from saz.engine.search.options import SearchOptions
-from saz.tools.lockstep import Lockstep, TreeSearch
-from saz.tools.selfplay import parse_size
+from saz.tools.train.lockstep import Lockstep, TreeSearch
+from saz.tools.train.selfplay import parse_size
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from saz.engine.evaluator import Evaluator, ModelError
 
     parser = argparse.ArgumentParser(
-        prog="python -m saz.tools.arena",
+        prog="python -m saz.tools.train.arena",
         description="Play a network (searched at a fixed visit count) against a reference "
                     "player or another network, alternating colours.")
     parser.add_argument("model", type=Path)

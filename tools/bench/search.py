@@ -11,7 +11,7 @@ wall time spent inside the network call, and the network's raw speed at that bat
 same positions (the same evaluator, so the same session settings). Descents that end in a position
 the rules decide (game over, a proven win or loss) need no network call; they count as playouts
 but not as leaves, and the ratio to the network's speed is taken on the leaves. Then the baseline
-(`tools/baseline_mcts.py`: single leaf, recursive, dictionaries) runs on the same positions with
+(`tools/bench/baseline_mcts.py`: single leaf, recursive, dictionaries) runs on the same positions with
 the same network. Without `--model` a randomly initialised network of the default shape is
 exported to a temporary folder: speed does not depend on the weights (but a trained network's
 sharper priors make trees deeper and selection cheaper).
@@ -32,11 +32,11 @@ from saz.engine.games import GAME_NAMES, Game, game_class, new_game
 from saz.engine.graph import encode, layout
 from saz.engine.search.mcts import MCTS, SearchLimits, SearchStats
 from saz.engine.search.options import SearchOptions, SubgraphSampling
-from saz.tools.baseline_mcts import RecursiveMCTS
+from saz.tools.bench.baseline_mcts import RecursiveMCTS
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from saz.tools.model import NetConfig
+    from saz.tools.train.model import NetConfig
 
     p = subparsers.add_parser(
         "search", help="search playouts per second vs the network's raw speed and a baseline",
@@ -159,9 +159,9 @@ def bench_search(args: argparse.Namespace) -> int:
 def _random_model(args: argparse.Namespace, folder: Path) -> Path:
     import torch
 
-    from saz.tools.checkpoint import Checkpoint
-    from saz.tools.export import export_checkpoint
-    from saz.tools.model import NetConfig, PolicyValueNet
+    from saz.tools.train.checkpoint import Checkpoint
+    from saz.tools.train.export import export_checkpoint
+    from saz.tools.train.model import NetConfig, PolicyValueNet
 
     game = game_class(args.game)
     torch.manual_seed(args.seed)
@@ -233,7 +233,7 @@ def _run_baseline(evaluator: Evaluator, positions: list[Game], simulations: int)
 
 
 if __name__ == "__main__":
-    # Runnable as a file too (`python tools/bench_search.py --null-network ...`), so that the
+    # Runnable as a file too (`python tools/bench/search.py --null-network ...`), so that the
     # same benchmark can time an older checkout's search through its public API.
     _parser = argparse.ArgumentParser(prog="bench_search")
     add_parser(_parser.add_subparsers(dest="benchmark", required=True))

@@ -1,0 +1,1 @@
+"""Benchmarks: `saz bench ...`, the figures of docs/BENCHMARKS.md."""

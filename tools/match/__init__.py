@@ -1,0 +1,1 @@
+"""Matches: the referee, engine adapters, Elo and the strength tables."""

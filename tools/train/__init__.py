@@ -1,0 +1,1 @@
+"""Training: AlphaZero self-play, the learner, the network and its export (torch + torch-geometric)."""
