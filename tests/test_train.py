@@ -191,6 +191,10 @@ def test_selfplay_plays_go_and_othello_to_a_result(game: str, size: int) -> None
         assert set(np.abs(positions.value).tolist()) == {0 if record.winner == DRAW else 1}
         if game == "go":  # the extra node's komi feature survives packing: 7.5 / 25 points
             assert np.allclose(np.abs(positions.features()[:, -1, 9]), 0.3)
+        # How it ended: at the ply cap (then counted as the game counts a stopped game), or by
+        # the rules; never by resignation here (no threshold is reached with a uniform net).
+        assert not record.resigned
+        assert record.capped == (record.plies >= 2 * size * size)
 
 
 def test_match_alternates_colours_and_counts_every_game() -> None:

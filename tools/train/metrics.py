@@ -16,7 +16,7 @@ from pathlib import Path
 #: The columns every run writes, in order; evaluation columns follow.
 BASE_COLUMNS: tuple[str, ...] = (
     "generation", "wall_seconds", "games", "positions", "positions_per_second", "game_length",
-    "resign_rate", "resign_threshold", "resign_false_positives", "buffer_positions", "steps",
+    "resign_rate", "rules_end_rate", "ply_cap_rate", "resign_threshold", "resign_false_positives", "buffer_positions", "steps",
     "learning_rate", "policy_loss", "value_loss", "l2_loss", "total_loss",
 )
 #: Prefix of the per-size mean game length columns (`plies_9x9`).

@@ -95,7 +95,8 @@ class SelfPlayConfig:
     resign_check_fraction: float = 0.1
     #: Largest acceptable share of would-be resignations that did not lose.
     resign_false_positives: float = 0.05
-    #: Games longer than this many plies per point are adjudicated (see `adjudicate`).
+    #: Games longer than this many plies per point are stopped and scored as the game scores a
+    #: game stopped early (`Game.stopped_winner`: Go by area, the others a draw).
     max_plies: float = 3.0
     #: Worker processes, and onnxruntime threads in each.
     workers: int = 1
@@ -132,16 +133,9 @@ class GameRecord:
     #: Check games only: for each side that would have resigned, (the threshold below which it
     #: would have, its final outcome: +1 won, 0 draw, -1 lost).
     resign_checks: tuple[tuple[float, float], ...] = ()
-
-
-def adjudicate(game: Game) -> int:
-    """The winner of a game stopped at the ply cap: games with a score (Go) are scored as they
-    stand, others are drawn (Gomoku and Othello end by themselves before any sensible cap)."""
-    score = getattr(game, "score", None)
-    if score is None:
-        return DRAW
-    value = score()
-    return 1 if value > 0 else -1 if value < 0 else DRAW
+    #: Stopped at the ply cap; a game neither resigned nor capped ended by its rules (Go: two
+    #: passes).
+    capped: bool = False
 
 
 class SelfPlayGame:
@@ -164,6 +158,9 @@ class SelfPlayGame:
         self._values: dict[int, list[float]] = {1: [], -1: []}
         self.winner: int | None = None
         self.resigned = False
+        #: Whether the game was stopped at the ply cap (rather than ended by its rules or a
+        #: resignation).
+        self.capped = False
 
     @property
     def finished(self) -> bool:
@@ -220,7 +217,8 @@ class SelfPlayGame:
         if self.game.is_over():
             self.winner = self.game.winner()
         elif len(self.game.moves) >= self._max_plies:
-            self.winner = adjudicate(self.game)
+            self.winner = self.game.stopped_winner()
+            self.capped = True
 
     def record(self) -> GameRecord:
         """The finished game's positions and outcome."""
@@ -233,7 +231,8 @@ class SelfPlayGame:
             np.empty((0, n, g.num_features()), np.float32)
         policy = np.stack(self._policies) if self._policies else np.empty((0, n), np.float32)
         positions = PositionBatch.pack(g.width, g.height, x, policy, colors * self.winner)
-        return GameRecord(positions, len(g.moves), self.winner, self.resigned, self._checks())
+        return GameRecord(positions, len(g.moves), self.winner, self.resigned, self._checks(),
+                          self.capped)
 
     def _checks(self) -> tuple[tuple[float, float], ...]:
         """For a check game: each side's resignation level (the lowest value its root stayed
