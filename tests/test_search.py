@@ -2,6 +2,8 @@
 tactics the rules make exact are found whatever the network says."""
 from __future__ import annotations
 
+from math import sqrt
+
 import threading
 import time
 
@@ -11,7 +13,15 @@ import pytest
 from saz.engine.games import new_game
 from saz.engine.games.base import Game
 from saz.engine.graph import GraphLayout
-from saz.engine.search.mcts import MCTS, SearchLimits, choose_move
+from saz.engine.search.mcts import (
+    MCTS,
+    MoveInfo,
+    SearchLimits,
+    SearchResult,
+    SearchStats,
+    choose_move,
+    prune_policy_target,
+)
 from saz.engine.search.options import SearchOptions, SubgraphSampling
 
 
@@ -378,3 +388,31 @@ def test_a_move_proven_lost_is_not_visited_again() -> None:
     visits = sorted(m.visits for m in result.moves)
     assert len(visits) == len(game.legal_moves())
     assert visits[:-1] == [1] * (len(visits) - 1)
+
+
+def test_forced_playouts_give_every_visited_root_move_its_minimum() -> None:
+    """KataGo's forced playouts: a visited root move gets at least sqrt(k P N) visits (less one,
+    as N grows past it); without them, low-prior moves fall well below it."""
+    def minimum_shortfall(k: float) -> float:
+        search = MCTS(FakeNet(), SearchOptions(batch_size=8, seed=5, forced_playouts_k=k,
+                                               pipeline=False))
+        result = search.search(new_game("gomoku", 9), SearchLimits(visits=600, early_stop=False))
+        total = sum(m.visits for m in result.moves)
+        return min(m.visits - sqrt(2.0 * m.prior * total) for m in result.moves)
+
+    assert minimum_shortfall(2.0) >= -1
+    assert minimum_shortfall(0.0) < -5
+
+
+def test_policy_target_pruning_takes_forced_visits_back() -> None:
+    best = MoveInfo(0, 100, 0.1, 0.5, 0.0, (0,))
+    good = MoveInfo(1, 20, -0.5, 0.01, 0.0, (1,))
+    forced = MoveInfo(2, 2, -0.9, 0.02, 0.0, (2,))
+    stats = SearchStats()
+    result = SearchResult(0, 0.1, 123, (best, good, forced), stats, num_nodes=4)
+    target = prune_policy_target(result, c_puct=1.5, forced_playouts_k=2.0)
+    assert target[2] == 0.0                      # only forced visits: pruned away
+    assert 18 / 118 <= target[1] / target.sum() <= 20 / 120  # at most sqrt(2 * 0.01 * 122) taken
+    assert target.sum() == pytest.approx(1.0) and target[0] > 0.8
+    np.testing.assert_array_equal(prune_policy_target(result, 1.5, 0.0),
+                                  result.visit_distribution())

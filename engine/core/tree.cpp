@@ -132,7 +132,7 @@ void Tree::sort_more(Node& nd, bool all) {
 
 // -- descending -----------------------------------------------------------------------------------
 
-int Tree::select(const Node& parent) const {
+int Tree::select(const Node& parent, bool at_root) const {
   // PUCT over the tried prefix and the first untried edge (the best unvisited one, see the
   // header). A child whose side to move is proven to win (SETTLED at +1) is a proven loss for
   // the parent: another visit could only confirm it, so it is skipped unless all are.
@@ -142,6 +142,15 @@ int Tree::select(const Node& parent) const {
   const double fpu = (n_parent ? -parent.w / n_parent : 0.0) - options_.fpu_reduction;
   int best_i = -1;
   double best = -1e300;
+  if (at_root && options_.forced_playouts_k > 0.0f) {
+    // Forced playouts: a visited child below sqrt(k P N) visits is taken first (KataGo).
+    for (int i = 0; i < tried; ++i) {
+      const Edge& e = edges_[parent.edges + i];
+      const Node& child = node(e.child);
+      if (child.state == SETTLED && child.exact == 1.0f) continue;
+      if (child.n < std::sqrt(double(options_.forced_playouts_k) * e.prior * n_parent)) return i;
+    }
+  }
   if (tried < parent.num_edges) {
     best_i = tried;
     best = fpu + c_sqrt * edges_[parent.edges + tried].prior;
@@ -223,7 +232,7 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
       created = true;  // an unexpanded root is the first leaf
     } else {
       while (nd->state == OPEN && nd->edges >= 0) {
-        int i = select(*nd);
+        int i = select(*nd, at == root_);
         int32_t child;
         int64_t edge_at = nd->edges + i;
         if (i < nd->tried) {
@@ -491,6 +500,7 @@ void bind_tree(nb::module_& m) {
       .def_rw("c_puct", &TreeOptions::c_puct)
       .def_rw("fpu_reduction", &TreeOptions::fpu_reduction)
       .def_rw("virtual_loss", &TreeOptions::virtual_loss)
+      .def_rw("forced_playouts_k", &TreeOptions::forced_playouts_k)
       .def_rw("max_bytes", &TreeOptions::max_bytes)
       .def_rw("max_nodes", &TreeOptions::max_nodes);
 

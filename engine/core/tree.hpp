@@ -93,6 +93,9 @@ struct TreeOptions {
   float c_puct = 1.5f;
   float fpu_reduction = 0.2f;
   int virtual_loss = 1;
+  // KataGo's forced playouts at the root (self-play): a root child that has been visited gets
+  // at least sqrt(k * prior * root visits) visits. 0: off (play).
+  float forced_playouts_k = 0.0f;
   int64_t max_bytes = int64_t(1) << 30;
   int64_t max_nodes = 2000000;
 };
@@ -171,7 +174,7 @@ class Tree {
  private:
   Node& node(int64_t i) { return nodes_[i]; }
   const Node& node(int64_t i) const { return nodes_[i]; }
-  int select(const Node& parent) const;
+  int select(const Node& parent, bool at_root) const;
   bool room_for_leaf(int64_t edges) const;
   int32_t new_node();
   // Empty the tree, freeing a large one on a thread of its own.

@@ -132,6 +132,34 @@ class SearchResult:
         return dist
 
 
+def prune_policy_target(result: SearchResult, c_puct: float, forced_playouts_k: float) -> np.ndarray:
+    """The visit distribution with forced playouts taken back out (KataGo's policy target
+    pruning): every move but the most visited loses up to its forced visits,
+    sqrt(k * prior * root visits), as long as its PUCT score stays below the best move's; a move
+    left with a single visit is dropped. Without forced playouts it is `visit_distribution`."""
+    if forced_playouts_k <= 0 or len(result.moves) < 2:
+        return result.visit_distribution()
+    total = sum(m.visits for m in result.moves)
+    best = max(result.moves, key=lambda m: m.visits)
+    c_sqrt = c_puct * sqrt(total)
+    best_score = best.value + c_sqrt * best.prior / (1 + best.visits)
+    dist = np.zeros(result.num_nodes, dtype=np.float32)
+    for info in result.moves:
+        visits = float(info.visits)
+        if info is not best:
+            forced = sqrt(forced_playouts_k * info.prior * total)
+            floor = max(0.0, visits - forced)
+            # Take visits back while the move, with one visit fewer, still scores below the best.
+            while (visits - 1.0 >= floor
+                   and info.value + c_sqrt * info.prior / visits < best_score):
+                visits -= 1.0
+            if visits <= 1.0:
+                visits = 0.0
+        dist[info.move] = visits
+    dist /= dist.sum()
+    return dist
+
+
 def choose_move(result: SearchResult, temperature: float, rng: np.random.Generator) -> int:
     """The move to play: the best one at temperature 0, else sampled with p ~ visits^(1/T)."""
     if temperature <= 0 or len(result.moves) <= 1:
@@ -450,6 +478,7 @@ class MCTS:
         options.c_puct = self.options.c_puct
         options.fpu_reduction = self.options.fpu_reduction
         options.virtual_loss = self.options.virtual_loss
+        options.forced_playouts_k = self.options.forced_playouts_k
         options.max_nodes = self.options.max_nodes
         options.max_bytes = self._tree_budget()
         return options

@@ -57,6 +57,10 @@ class SearchOptions:
     #: moves as alpha_scale / moves, which keeps noise comparable across board sizes.
     dirichlet_epsilon: float = 0.0
     dirichlet_alpha_scale: float = 10.0
+    #: KataGo's forced playouts at the root (self-play): a visited root move gets at least
+    #: sqrt(k * prior * root visits) visits, so noise-favoured moves are explored enough to be
+    #: judged; their excess is pruned from the policy target (`prune_policy_target`). 0: off.
+    forced_playouts_k: float = 0.0
     #: Tree nodes kept at most; the search stops adding when it is reached.
     max_nodes: int = 50_000_000
     #: Bytes the search tree may hold (`--max-memory`): at the budget the search stops growing
@@ -80,6 +84,8 @@ class SearchOptions:
             raise ValueError("dirichlet_epsilon must be in [0, 1]")
         if self.c_puct <= 0:
             raise ValueError("c_puct must be > 0")
+        if self.forced_playouts_k < 0:
+            raise ValueError("forced_playouts_k must be >= 0")
         if self.memory_limit is not None and self.memory_limit <= 0:
             raise ValueError("memory_limit must be > 0 (None: no limit)")
         if self.max_tree_bytes <= 0:

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from saz.engine.games import DRAW, GAME_NAMES, Game, new_game
-from saz.engine.search.mcts import PolicyValueNet, choose_move
+from saz.engine.search.mcts import PolicyValueNet, choose_move, prune_policy_target
 from saz.engine.search.options import SearchOptions
 from saz.tools.train.lockstep import Lockstep, TreeSearch
 from saz.tools.train.positions import PositionBatch
@@ -83,6 +83,10 @@ class SelfPlayConfig:
     fpu_reduction: float = 0.25
     dirichlet_epsilon: float = 0.25
     dirichlet_alpha_scale: float = 10.0
+    #: KataGo's forced playouts at the root and policy target pruning (0: off): a noise-favoured
+    #: move gets enough visits to be judged, and the visits it got only for that are taken back
+    #: out of the policy target.
+    forced_playouts_k: float = 0.0
     #: Plies played at temperature 1, as a fraction of the board's points (e.g. 0.1: 8 plies on
     #: 9x9, 23 on 15x15); the most visited move afterwards.
     temperature_plies: float = 0.1
@@ -113,13 +117,16 @@ class SelfPlayConfig:
         for name in ("resign_check_fraction", "resign_false_positives", "dirichlet_epsilon"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"selfplay.{name} must be in [0, 1]")
+        if self.forced_playouts_k < 0:
+            raise ValueError("selfplay.forced_playouts_k must be >= 0")
         if self.temperature_plies < 0 or self.max_plies <= 0:
             raise ValueError("selfplay.temperature_plies must be >= 0 and max_plies > 0")
 
     def search_options(self, seed: int) -> SearchOptions:
         return SearchOptions(c_puct=self.c_puct, fpu_reduction=self.fpu_reduction,
                              dirichlet_epsilon=self.dirichlet_epsilon,
-                             dirichlet_alpha_scale=self.dirichlet_alpha_scale, seed=seed)
+                             dirichlet_alpha_scale=self.dirichlet_alpha_scale,
+                             forced_playouts_k=self.forced_playouts_k, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -200,7 +207,8 @@ class SelfPlayGame:
         x = np.empty((game.num_nodes, game.num_features()), dtype=np.float32)
         game.encode(x)
         self._features.append(x)
-        self._policies.append(result.visit_distribution())
+        self._policies.append(prune_policy_target(result, self.config.c_puct,
+                                                  self.config.forced_playouts_k))
         self._colors.append(me)
         values = self._values[me]
         values.append(result.value)
