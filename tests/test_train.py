@@ -176,6 +176,24 @@ def test_selfplay_records_positions_policies_and_outcomes() -> None:
     assert max(b for b, _ in net.calls) > config.leaves_per_search
 
 
+def test_playout_cap_randomization_records_only_the_full_searches() -> None:
+    net = UniformNet()
+    config = SelfPlayConfig(sizes=((6, 6),), visits=16, fast_visits=2, full_search_fraction=0.25,
+                            games_in_flight=4, resign_threshold=-1.0)
+    worker = SelfPlayWorker("gomoku", {}, config, seed=7)
+    worker.load(net, None)
+    records = []
+    while len(records) < 6:
+        records += worker.step(WorkerStats())
+    recorded = sum(len(r.positions) for r in records)
+    plies = sum(r.plies for r in records)
+    assert 0 < recorded < 0.5 * plies  # about a quarter of the moves are full searches
+    with pytest.raises(ValueError, match="fast_visits"):
+        SelfPlayConfig(visits=16, fast_visits=17, full_search_fraction=0.5)
+    with pytest.raises(ValueError, match="full_search_fraction"):
+        SelfPlayConfig(full_search_fraction=0.0)
+
+
 @pytest.mark.parametrize("game,size", [("go", 5), ("othello", 6)])
 def test_selfplay_plays_go_and_othello_to_a_result(game: str, size: int) -> None:
     config = SelfPlayConfig(sizes=((size, size),), visits=8, games_in_flight=4, max_plies=2.0)

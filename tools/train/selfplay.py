@@ -74,6 +74,11 @@ class SelfPlayConfig:
     games_per_generation: int = 64
     #: Root visits per move (the reused subtree counts).
     visits: int = 100
+    #: Playout cap randomization (KataGo): this share of moves gets the full `visits` and is
+    #: recorded as a training position; the others get `fast_visits`, are played and not
+    #: recorded. 1.0: every move is a full search (off).
+    full_search_fraction: float = 1.0
+    fast_visits: int = 20
     #: Games each worker keeps going at once: the network batch is about
     #: games_in_flight * leaves_per_search rows, split by board size.
     games_in_flight: int = 32
@@ -114,6 +119,10 @@ class SelfPlayConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"selfplay.{name} must be at least 1, got {getattr(self, name)}")
+        if not 0.0 < self.full_search_fraction <= 1.0:
+            raise ValueError("selfplay.full_search_fraction must be in (0, 1]")
+        if self.full_search_fraction < 1.0 and not 1 <= self.fast_visits <= self.visits:
+            raise ValueError("selfplay.fast_visits must be in 1..visits")
         for name in ("resign_check_fraction", "resign_false_positives", "dirichlet_epsilon"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"selfplay.{name} must be in [0, 1]")
@@ -157,6 +166,8 @@ class SelfPlayGame:
         #: None: this game never resigns (a check game, or resignation is off).
         self.resign_threshold = resign_threshold
         self._searching = False
+        #: Whether the search under way is a full one (recorded) or a fast one (played only).
+        self._full = True
         self._hot_plies = round(config.temperature_plies * game.num_points)
         self._max_plies = max(1, int(config.max_plies * game.num_points))
         self._features: list[np.ndarray] = []
@@ -187,6 +198,10 @@ class SelfPlayGame:
                 if len(legal) == 1:  # nothing to learn from a forced move (Othello's pass)
                     self._play(int(legal[0]))
                     continue
+                config = self.config
+                self._full = (config.full_search_fraction >= 1.0
+                              or self.rng.random() < config.full_search_fraction)
+                self.search.visits = config.visits if self._full else config.fast_visits
                 self.search.start(self.game)
                 self._searching = True
             if not self.search.done:
@@ -204,12 +219,13 @@ class SelfPlayGame:
         result = search.result()
         game = self.game
         me = game.to_move
-        x = np.empty((game.num_nodes, game.num_features()), dtype=np.float32)
-        game.encode(x)
-        self._features.append(x)
-        self._policies.append(prune_policy_target(result, self.config.c_puct,
-                                                  self.config.forced_playouts_k))
-        self._colors.append(me)
+        if self._full:  # a fast search's visits make a poor policy target: played, not recorded
+            x = np.empty((game.num_nodes, game.num_features()), dtype=np.float32)
+            game.encode(x)
+            self._features.append(x)
+            self._policies.append(prune_policy_target(result, self.config.c_puct,
+                                                      self.config.forced_playouts_k))
+            self._colors.append(me)
         values = self._values[me]
         values.append(result.value)
         k = self.config.resign_consecutive
