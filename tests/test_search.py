@@ -416,3 +416,21 @@ def test_policy_target_pruning_takes_forced_visits_back() -> None:
     assert target.sum() == pytest.approx(1.0) and target[0] > 0.8
     np.testing.assert_array_equal(prune_policy_target(result, 1.5, 0.0),
                                   result.visit_distribution())
+
+
+def test_an_analysis_at_the_tree_budget_keeps_reporting_until_stopped() -> None:
+    """A full tree stops growing; an analysis (no limit, snapshots wanted) keeps sending what it
+    knows until the GUI stops it, instead of going quiet."""
+    search = MCTS(FakeNet(), SearchOptions(batch_size=8, max_tree_bytes=2 * 2**20))
+    snapshots: list[int] = []
+    stop = threading.Event()
+
+    def report(result: SearchResult) -> None:
+        snapshots.append(result.root_visits)
+        if len(snapshots) >= 40:
+            stop.set()
+
+    result = search.search(new_game("go", 19), SearchLimits(), on_progress=report,
+                           progress_interval=0.01, stop=stop)
+    assert search._tree.full and search.tree_bytes <= 2 * 2**20
+    assert len(snapshots) >= 40 and snapshots[-1] == snapshots[-5] == result.root_visits

@@ -315,7 +315,11 @@ class MCTS:
                 job = self._executor().submit(self._run, batch) if depth else self._run(batch)
                 in_flight.append((batch, job))
             elif tree.full and not in_flight:
-                break  # the tree is at its budget: answer from what it has
+                # The tree is at its budget: answer from what it has. An analysis (no limit,
+                # snapshots wanted) goes on showing it until stopped, as a GUI expects.
+                if on_progress is not None and _unlimited(limits):
+                    self._hold(on_progress, counters, start, progress_interval, stop)
+                break
             if len(in_flight) > depth or (batch is None and in_flight):
                 self._finish_oldest(in_flight, counters)
             if on_progress is not None and self._now() >= next_progress:
@@ -324,6 +328,16 @@ class MCTS:
         while in_flight:
             self._finish_oldest(in_flight, counters)
         return self._result(counters, start)
+
+    def _hold(self, on_progress: Callable[[SearchResult], None], counters: _Counters,
+              start: float, interval: float, stop: threading.Event) -> None:
+        """Keep sending the full tree's result every `interval` seconds until the search is
+        stopped (by `stop()` or the caller's `stop` event)."""
+        wait = max(interval, 0.05)
+        while not (self._stop.is_set() or stop.is_set()):
+            stop.wait(wait)
+            if not (self._stop.is_set() or stop.is_set()):
+                on_progress(self._result(counters, start))
 
     def _collect(self, lay: GraphLayout, counters: _Counters, size: int) -> _Batch | None:
         """Descend until `size` new leaves need the network, backing up on the way the positions
@@ -628,6 +642,12 @@ def _replays_to(root: Game, suffix: list[int], game: Game) -> bool:
 
 #: (move, visits, value, prior) of a visited root move, as `_core.Tree.root_children` gives it.
 _Child = tuple[int, int, float, float]
+
+
+def _unlimited(limits: SearchLimits) -> bool:
+    """Whether only a stop ends a search under `limits` (analysis, pondering)."""
+    return (limits.visits is None and limits.playouts is None and limits.soft_seconds is None
+            and limits.hard_seconds is None)
 
 
 def _top_two(children: list[_Child]) -> tuple[_Child | None, _Child | None]:
