@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <thread>
 
 #include "bindings.hpp"
@@ -16,15 +15,18 @@ namespace saz {
 
 enum : uint8_t { OPEN = 0, PENDING = 1, SETTLED = 2 };
 
+// The order of an expansion's edges: descending prior; ties by move (the candidates' order).
+static bool by_prior(const Edge& a, const Edge& b) {
+  return a.prior > b.prior || (a.prior == b.prior && a.move < b.move);
+}
+
 // -- building -------------------------------------------------------------------------------------
 
 void Tree::reset(const Position& pos) {
-  batches_.clear();
-  discard();
+  clear();
   root_pos_ = pos.clone();
   scratch_ = pos.clone();
   root_ = new_node();
-  full_ = false;
 }
 
 void Tree::clear() {
@@ -42,8 +44,8 @@ void Tree::discard() {
     edges_.clear();
     return;
   }
-  Chunks<Node, 15> nodes;
-  Chunks<Edge, 16> edges;
+  NodeChunks nodes;
+  EdgeChunks edges;
   nodes.swap(nodes_);
   edges.swap(edges_);
   std::thread([n = std::move(nodes), e = std::move(edges)]() mutable {
@@ -62,18 +64,12 @@ bool Tree::advance(const std::vector<int32_t>& moves, const Position& pos) {
   if (!root_pos_ || !batches_.empty()) return false;
   int32_t at = root_;
   for (int32_t move : moves) {
-    const Node& nd = node(at);
-    int32_t next = -1;
-    for (int i = 0; i < nd.tried; ++i) {
-      const Edge& e = edges_[nd.edges + i];
-      if (e.move == move) next = e.child;
-    }
-    if (next < 0) return false;
-    at = next;
+    at = child_of(node(at), move);
+    if (at < 0) return false;
   }
   if (at != root_) {
-    Chunks<Node, 15> nodes;
-    Chunks<Edge, 16> edges;
+    NodeChunks nodes;
+    EdgeChunks edges;
     copy_subtree(at, nodes, edges);
     discard();
     nodes_.swap(nodes);
@@ -88,9 +84,15 @@ bool Tree::advance(const std::vector<int32_t>& moves, const Position& pos) {
   return true;
 }
 
-void Tree::copy_subtree(int32_t from, Chunks<Node, 15>& nodes, Chunks<Edge, 16>& edges) const {
+int32_t Tree::child_of(const Node& nd, int32_t move) const {
+  for (int i = 0; i < nd.tried; ++i)
+    if (edges_[nd.edges + i].move == move) return edges_[nd.edges + i].child;
+  return -1;
+}
+
+void Tree::copy_subtree(int32_t from, NodeChunks& nodes, EdgeChunks& edges) const {
   // Breadth-first: copy each node, then give it a fresh edge block whose children point into
-  // the new arrays. `map` pairs an old node with its new index.
+  // the new arrays. The queue pairs an old node with its new index.
   std::vector<std::pair<int32_t, int32_t>> queue;
   int32_t root = int32_t(nodes.alloc(1));
   nodes[root] = node(from);
@@ -121,12 +123,8 @@ void Tree::sort_more(Node& nd, bool all) {
   // a few steps and a leaf visited once sorts only its first 8 edges.
   const int to = all ? n : std::min(n, from + std::max(8, int(nd.tried)));
   Edge* e = &edges_[nd.edges];
-  // Descending prior; ties by move, which is the candidates' order (ascending moves).
-  auto before = [](const Edge& a, const Edge& b) {
-    return a.prior > b.prior || (a.prior == b.prior && a.move < b.move);
-  };
-  if (to < n) std::nth_element(e + from, e + to, e + n, before);
-  std::sort(e + from, e + to, before);
+  if (to < n) std::nth_element(e + from, e + to, e + n, by_prior);
+  std::sort(e + from, e + to, by_prior);
   nd.sorted = uint16_t(to);
 }
 
@@ -262,12 +260,16 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
         }
       }
     }
-    if (full_ && !created) {  // stopped for want of room: take the descent back
+    // A descent that adds no leaf gives back its virtual loss and its moves.
+    auto take_back = [&] {
       for (int32_t i : path) {
         node(i).n -= vl;
         node(i).w += vl;
       }
       for (int k = 0; k < played; ++k) pos.undo();
+    };
+    if (full_ && !created) {  // stopped for want of room
+      take_back();
       break;
     }
     if (nd->state == SETTLED) {
@@ -285,12 +287,8 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
       batch.paths.push_back(path);
       ++done.leaves;
     } else {  // the leaf already waits for the network in this or an earlier batch
-      for (int32_t i : path) {
-        node(i).n -= vl;
-        node(i).w += vl;
-      }
+      take_back();
       ++done.collisions;
-      for (int k = 0; k < played; ++k) pos.undo();
       break;
     }
     for (int k = 0; k < played; ++k) pos.undo();
@@ -382,10 +380,7 @@ void Tree::set_root_priors(const std::vector<float>& priors) {
   if (int(priors.size()) != r.num_edges) throw std::invalid_argument("one prior per root edge");
   for (int i = 0; i < r.num_edges; ++i) edges_[r.edges + i].prior = priors[i];
   // The untried edges back in descending order of prior (ties: by move).
-  std::sort(&edges_[r.edges + r.tried], &edges_[r.edges + r.num_edges],
-            [](const Edge& a, const Edge& b) {
-              return a.prior > b.prior || (a.prior == b.prior && a.move < b.move);
-            });
+  std::sort(&edges_[r.edges + r.tried], &edges_[r.edges + r.num_edges], by_prior);
   r.sorted = r.num_edges;
 }
 
@@ -408,21 +403,14 @@ void Tree::restrict_root(const std::vector<int32_t>& allowed) {
     edges_[r.edges + i] = kept[i];
   }
   r.num_edges = uint16_t(kept.size());
-  r.sorted = std::min(r.sorted, r.num_edges);
-  std::sort(&edges_[r.edges], &edges_[r.edges + r.num_edges],
-            [](const Edge& a, const Edge& b) {
-              return a.prior > b.prior || (a.prior == b.prior && a.move < b.move);
-            });
+  std::sort(&edges_[r.edges], &edges_[r.edges + r.num_edges], by_prior);
   r.sorted = r.num_edges;
 }
 
 std::vector<int32_t> Tree::principal_variation(int32_t move, int limit) const {
   std::vector<int32_t> line;
   if (!root_expanded()) return line;
-  const Node& r = node(root_);
-  int32_t at = -1;
-  for (int i = 0; i < r.tried; ++i)
-    if (edges_[r.edges + i].move == move) at = edges_[r.edges + i].child;
+  int32_t at = child_of(node(root_), move);
   while (at >= 0 && int(line.size()) < limit) {
     const Node& nd = node(at);
     int32_t best = -1, best_move = -1, best_n = 0;
@@ -445,12 +433,8 @@ int32_t Tree::visits_at(const std::vector<int32_t>& moves) const {
   if (!root_pos_) return -1;
   int32_t at = root_;
   for (int32_t move : moves) {
-    const Node& nd = node(at);
-    int32_t next = -1;
-    for (int i = 0; i < nd.tried; ++i)
-      if (edges_[nd.edges + i].move == move) next = edges_[nd.edges + i].child;
-    if (next < 0) return -1;
-    at = next;
+    at = child_of(node(at), move);
+    if (at < 0) return -1;
   }
   return node(at).n;
 }

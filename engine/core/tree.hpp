@@ -89,6 +89,9 @@ class Chunks {
   int64_t used_ = 0;
 };
 
+using NodeChunks = Chunks<Node, 15>;
+using EdgeChunks = Chunks<Edge, 16>;
+
 struct TreeOptions {
   float c_puct = 1.5f;
   float fpu_reduction = 0.2f;
@@ -183,7 +186,9 @@ class Tree {
   void backup(const std::vector<int32_t>& path, double value, int vl);
   // Extend `nd`'s sorted prefix of edges by a chunk, or to the end (ties: the lower move first).
   void sort_more(Node& nd, bool all = false);
-  void copy_subtree(int32_t from, Chunks<Node, 15>& nodes, Chunks<Edge, 16>& edges) const;
+  void copy_subtree(int32_t from, NodeChunks& nodes, EdgeChunks& edges) const;
+  // The child of `nd` reached by `move` (-1: none tried).
+  int32_t child_of(const Node& nd, int32_t move) const;
 
   struct Batch {
     std::vector<std::vector<int32_t>> paths;
@@ -192,8 +197,8 @@ class Tree {
   };
 
   TreeOptions options_;
-  Chunks<Node, 15> nodes_;
-  Chunks<Edge, 16> edges_;
+  NodeChunks nodes_;
+  EdgeChunks edges_;
   int32_t root_ = 0;
   std::unique_ptr<Position> root_pos_;
   std::unique_ptr<Position> scratch_;

@@ -289,9 +289,14 @@ class Game(ABC):
         """BLACK, WHITE or DRAW once the game is over; None while it goes on."""
         return self._core.winner() if self._core.is_over() else None
 
-    @abstractmethod
     def outcome(self) -> Outcome | None:
-        """How the game ended (None while it goes on)."""
+        """How the game ended (None while it goes on). The default is a game decided by its
+        count, `score` (Go after two passes, Othello when neither side can place a disc); a
+        game that ends otherwise says so (Gomoku)."""
+        winner = self.winner()
+        if winner is None:
+            return None
+        return Outcome(winner, Termination.SCORE, self.score())
 
     def stopped_winner(self) -> int:
         """The winner of a game stopped before its end (a referee's move limit): by the count

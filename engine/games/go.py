@@ -20,15 +20,7 @@ from typing import ClassVar
 import numpy as np
 
 from saz.engine import _core
-from saz.engine.games.base import (
-    BLACK,
-    DRAW,
-    WHITE,
-    Game,
-    Outcome,
-    Termination,
-    parse_diagram,
-)
+from saz.engine.games.base import BLACK, DRAW, WHITE, Game, parse_diagram
 from saz.engine.games.errors import GameError, UnsupportedRuleError, UnsupportedSizeError
 from saz.engine.games.grid import grid
 from saz.engine.games.zobrist import zobrist_keys
@@ -234,12 +226,6 @@ class Go(Game):
                 f"moves={len(self._moves)}>")
 
     # -- what the referee, the clock and the greedy player ask of the game ------------------------
-    def outcome(self) -> Outcome | None:
-        """After two passes: the winner by area with komi, and the score."""
-        if not self.is_over():
-            return None
-        return Outcome(self.winner(), Termination.SCORE, self.score())  # type: ignore[arg-type]
-
     def stopped_winner(self) -> int:
         """A game stopped before two passes is counted as it stands (area with komi)."""
         score = self.score()

@@ -20,7 +20,7 @@ from typing import ClassVar
 import numpy as np
 
 from saz.engine import _core
-from saz.engine.games.base import BLACK, WHITE, Game, Outcome, Termination, parse_diagram
+from saz.engine.games.base import BLACK, WHITE, Game, parse_diagram
 from saz.engine.games.errors import UnsupportedRuleError, UnsupportedSizeError
 from saz.engine.games.grid import Grid, grid
 
@@ -145,14 +145,6 @@ class Othello(Game):
         return super().winner()
 
     # -- what the referee, the clock and the greedy player ask of the game ------------------------
-    def outcome(self) -> Outcome | None:
-        """When neither side can place a disc: more discs wins, equal is a draw."""
-        if not self.is_over():
-            return None
-        winner = self.winner()
-        assert winner is not None
-        return Outcome(winner, Termination.SCORE, self.score())
-
     def plies_left(self) -> float:
         """Every placement fills one empty point, so the empty points are the moves left, up to
         the passes."""

@@ -179,7 +179,7 @@ class MCTS:
         self._now = now
         self.options = options or SearchOptions()
         self.rng = np.random.default_rng(self.options.seed)
-        self._tree = _core.Tree(self._tree_options())
+        self._tree = _core.Tree(self._tree_options(held=0))
         #: The position at the tree's root (None: no tree yet).
         self._root: Game | None = None
         self._buffers: dict[tuple[int, int], list[np.ndarray]] = {}
@@ -487,25 +487,25 @@ class MCTS:
         self._tree.set_root_priors(((1.0 - eps) * p + eps * noise).tolist())
 
     # -- tree reuse and budget -------------------------------------------------------------------
-    def _tree_options(self) -> _core.TreeOptions:
+    def _tree_options(self, held: int) -> _core.TreeOptions:
+        """The tree's constants from `options`, its budget counting `held` bytes of the tree
+        now resident as room (see `_tree_budget`)."""
         options = _core.TreeOptions()
         options.c_puct = self.options.c_puct
         options.fpu_reduction = self.options.fpu_reduction
         options.virtual_loss = self.options.virtual_loss
         options.forced_playouts_k = self.options.forced_playouts_k
         options.max_nodes = self.options.max_nodes
-        options.max_bytes = self._tree_budget()
+        options.max_bytes = self._tree_budget(held)
         return options
 
-    def _tree_budget(self) -> int:
+    def _tree_budget(self, held: int) -> int:
         """The most bytes the tree may hold: `options.max_tree_bytes`, and under a process
-        memory limit no more than what the limit leaves (less the headroom). The tree now
-        resident counts as room: the new search reuses or frees it."""
+        memory limit no more than what the limit leaves (less the headroom). The `held` bytes
+        of the tree now resident count as room: the new search reuses or frees them."""
         budget = self.options.max_tree_bytes
         limit = self.options.memory_limit
         if limit is not None:
-            tree = getattr(self, "_tree", None)
-            held = tree.bytes if tree is not None else 0
             budget = min(budget, int(limit * MEMORY_HEADROOM) - (resident_bytes() - held))
         return max(0, budget)
 
@@ -513,7 +513,7 @@ class MCTS:
         """Make the tree's root `game`'s position: the matching subtree of the previous tree
         when `game` extends its root by a few moves, else a fresh tree. Returns the root."""
         root = self._root
-        self._tree.options = self._tree_options()
+        self._tree.options = self._tree_options(held=self._tree.bytes)
         if root is not None and _same_rules(root, game):
             known, moves = root.moves, game.moves
             if len(moves) >= len(known) and moves[:len(known)] == known:
