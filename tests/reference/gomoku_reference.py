@@ -1,9 +1,10 @@
 """The pure-Python Gomoku of saz before the rules moved into the compiled core (commit a48fb4d's
 `engine/games/gomoku.py`), kept as a slow brute-force reference for the differential test
 `tests/test_core_gomoku.py`. It runs standalone: the parts of the old `Game` base class, grid,
-bitboard and Zobrist helpers it used are inlined below; only the exception types are shared with
-the engine, so that both raise the same ones. Its hashes use its own keys: compare hash
-*equalities* between positions, never hash values, with the core.
+bitboard and Zobrist helpers it used come from `old_base.py` beside it (shared by the three
+references); only the exception types are shared with the engine, so that both raise the same ones.
+Its hashes use its own keys: compare hash *equalities* between positions, never hash values, with
+the core.
 
 Do not optimise it: its worth is being the old code, line for line where possible.
 """
@@ -17,131 +18,24 @@ from typing import ClassVar
 import numpy as np
 
 from saz.engine.games.errors import (
-    GameError,
     IllegalMoveError,
     UndoError,
     UnsupportedRuleError,
     UnsupportedSizeError,
 )
 
-BLACK = 1
-WHITE = -1
-EMPTY = 0
-DRAW = 0
-
-
-# -- inlined from engine/games/bitboard.py, grid.py, zobrist.py (a48fb4d) -----------------------
-def points_of(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def mask_of(points) -> int:
-    mask = 0
-    for p in points:
-        mask |= 1 << p
-    return mask
-
-
-@dataclass(frozen=True, eq=False)
-class Grid:
-    width: int
-    height: int
-
-    @property
-    def num_points(self) -> int:
-        return self.width * self.height
-
-    def point(self, x: int, y: int) -> int:
-        return y * self.width + x
-
-    def xy(self, point: int) -> tuple[int, int]:
-        return point % self.width, point // self.width
-
-    def ray(self, point: int, dx: int, dy: int) -> list[int]:
-        x, y = self.xy(point)
-        out = []
-        x, y = x + dx, y + dy
-        while 0 <= x < self.width and 0 <= y < self.height:
-            out.append(y * self.width + x)
-            x, y = x + dx, y + dy
-        return out
-
-
-@lru_cache(maxsize=None)
-def grid(width: int, height: int) -> Grid:
-    return Grid(width, height)
-
-
-@lru_cache(maxsize=None)
-def zobrist_keys(num_points: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    rng = np.random.default_rng([0x5A2_600D, num_points])
-    raw = rng.integers(1, 2**63 - 1, size=2 * num_points + 1, dtype=np.int64)
-    keys = [int(v) for v in raw]
-    return tuple(keys[:num_points]), tuple(keys[num_points:2 * num_points]), keys[-1]
-
-
-def _check_color(color: object) -> None:
-    if color != BLACK and color != WHITE:
-        raise GameError(f"a colour must be BLACK (1) or WHITE (-1), not {color!r}")
-
-
-class Game:
-    """The parts of the old `engine/games/base.Game` that the old Gomoku used."""
-
-    _out_of_turn: tuple[int, ...] = ()
-
-    @property
-    def width(self) -> int:
-        return self.grid.width
-
-    @property
-    def height(self) -> int:
-        return self.grid.height
-
-    @property
-    def num_points(self) -> int:
-        return self.grid.num_points
-
-    @property
-    def to_move(self) -> int:
-        return self._to_move
-
-    @property
-    def moves(self) -> list[int]:
-        return self._moves
-
-    def point(self, x: int, y: int) -> int:
-        return self.grid.point(x, y)
-
-    def set_to_move(self, color: int) -> None:
-        _check_color(color)
-        if color != self._to_move:
-            self._switch_turn()
-
-    def _play_out_of_turn(self, move: int, color: int) -> None:
-        _check_color(color)
-        self._switch_turn()
-        try:
-            self.play(move)
-        except GameError:
-            self._switch_turn()
-            raise
-        self._out_of_turn = (*self._out_of_turn, len(self._moves) - 1)
-
-    def _undo_turn(self, mover: int) -> None:
-        if self._to_move == mover:
-            self._switch_turn()
-
-    def _restore_turn(self) -> None:
-        out_of_turn = self._out_of_turn
-        if out_of_turn and out_of_turn[-1] == len(self._moves):
-            self._out_of_turn = out_of_turn[:-1]
-            self._switch_turn()
+from reference.old_base import (
+    BLACK,
+    WHITE,
+    EMPTY,
+    DRAW,
+    Game,
+    Grid,
+    grid,
+    mask_of,
+    points_of,
+    zobrist_keys,
+)
 
 
 # -- the old engine/games/gomoku.py from here on ---------------------------------------------------
