@@ -272,11 +272,16 @@ class GoPosition final : public Position {
   }
   // Tromp-Taylor areas (black, white): stones plus the empty points that reach only that colour.
   std::tuple<int, int> areas() const {
-    const BB empty = full_ ^ (occ_[0] | occ_[1]);
-    const BB reach_b = flood(occ_[0], occ_[0] | empty) & empty;
-    const BB reach_w = flood(occ_[1], occ_[1] | empty) & empty;
-    return {occ_[0].count() + reach_b.minus(reach_w).count(),
-            occ_[1].count() + reach_w.minus(reach_b).count()};
+    const auto [black, white] = owned();
+    return {black.count(), white.count()};
+  }
+  // Who each point counts for under Tromp-Taylor scoring as the position stands: +1 Black,
+  // -1 White, 0 neither (an empty point that reaches both colours, or none).
+  std::vector<int8_t> owners() const {
+    const auto [black, white] = owned();
+    std::vector<int8_t> out(num_points(), 0);
+    for (int p = 0; p < num_points(); ++p) out[p] = black.test(p) ? 1 : white.test(p) ? -1 : 0;
+    return out;
   }
   double score() const {
     auto [b, w] = areas();
@@ -284,6 +289,14 @@ class GoPosition final : public Position {
   }
 
  private:
+  // The points each colour owns by area: its stones plus the empty points that reach only it.
+  std::pair<BB, BB> owned() const {
+    const BB empty = full_ ^ (occ_[0] | occ_[1]);
+    const BB reach_b = flood(occ_[0], occ_[0] | empty) & empty;
+    const BB reach_w = flood(occ_[1], occ_[1] | empty) & empty;
+    return {occ_[0] | reach_b.minus(reach_w), occ_[1] | reach_w.minus(reach_b)};
+  }
+
   // The liberties of a chain before a move changed them (its stones stay as they were).
   struct Slot {
     int root;
@@ -586,6 +599,7 @@ void bind_words(nb::module_& m, const char* name) {
       .def("captures", &P::captures, nb::arg("color"))
       .def("liberties", &P::liberties, nb::arg("point"))
       .def("areas", &P::areas)
+      .def("owners", &P::owners)
       .def("score", &P::score);
 }
 

@@ -319,6 +319,13 @@ class Game(ABC):
         but no score (Gomoku), which is the default."""
         return None
 
+    def ownership(self) -> np.ndarray | None:
+        """Who each point counts for if the position were scored as it stands, `[num_points]`
+        int8: BLACK, WHITE or EMPTY (neither). At the end of a game this is the ownership target
+        the network learns (Go: Tromp-Taylor area; Othello: the discs). None for a game whose
+        result is not a count of points (Gomoku), which is the default."""
+        return None
+
     def encode(self, out: np.ndarray) -> None:
         """Write the node features `[num_nodes, num_features]` (float32) from the side to move's
         view into `out`, overwriting every entry: rows 0..num_points-1 are the points, the last row

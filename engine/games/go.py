@@ -20,7 +20,7 @@ from typing import ClassVar
 import numpy as np
 
 from saz.engine import _core
-from saz.engine.games.base import BLACK, DRAW, WHITE, Game, parse_diagram
+from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, Game, parse_diagram
 from saz.engine.games.errors import GameError, UnsupportedRuleError, UnsupportedSizeError
 from saz.engine.games.grid import grid
 from saz.engine.games.zobrist import zobrist_keys
@@ -217,9 +217,52 @@ class Go(Game):
         black, white = self._core.areas()
         return black if color == BLACK else white
 
+    def ownership(self) -> np.ndarray:
+        """Tromp-Taylor ownership: each colour's stones and the empty points that reach only
+        that colour; an empty point reaching both (or none) is EMPTY."""
+        return np.asarray(self._core.owners(), dtype=np.int8)
+
     def score(self) -> float:
         """Black's area minus White's area minus komi (positive: Black is ahead)."""
         return self._core.score()
+
+    def dead_stones(self, ownership: np.ndarray) -> list[int]:
+        """The stones of chains that `ownership` (`[num_points]`, BLACK's view: positive where
+        Black owns the point, as the network predicts it) gives to the other colour on average,
+        ascending. A chain lives or dies whole, so its points' predictions are pooled."""
+        board = self.board
+        if ownership.shape != board.shape:
+            raise ValueError(f"ownership of shape {ownership.shape} does not fit "
+                             f"{self.width}x{self.height}")
+        dead: list[int] = []
+        seen = np.zeros(self.num_points, dtype=bool)
+        for start in np.flatnonzero(board).tolist():
+            if seen[start]:
+                continue
+            color = board[start]
+            chain, frontier = [start], [start]
+            seen[start] = True
+            while frontier:
+                for q in self.grid.neighbors[frontier.pop()]:
+                    if board[q] == color and not seen[q]:
+                        seen[q] = True
+                        chain.append(q)
+                        frontier.append(q)
+            if color * float(np.mean(ownership[chain])) < 0:
+                dead.extend(chain)
+        return sorted(dead)
+
+    def score_without(self, dead: Sequence[int]) -> float:
+        """`score()` once the `dead` stones are taken off the board (their points then count
+        for whoever surrounds them): the count GTP's `final_score` reports."""
+        if not len(dead):
+            return self.score()
+        board = self.board.copy()
+        board[list(dead)] = EMPTY
+        counted = Go(self.width, self.height, komi=self.rules.komi, rule=self.rules.rule)
+        counted._reset(np.flatnonzero(board == BLACK).tolist(),
+                       np.flatnonzero(board == WHITE).tolist(), self.to_move)
+        return counted.score()
 
     def __repr__(self) -> str:
         return (f"<Go {self.width}x{self.height} komi={self.rules.komi:g} "

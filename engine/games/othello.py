@@ -124,6 +124,10 @@ class Othello(Game):
         black, white = self.disc_count()
         return float(black - white)
 
+    def ownership(self) -> np.ndarray:
+        """Each disc counts for its colour; an empty point for nobody."""
+        return self.board.astype(np.int8)
+
     def flips(self, move: int) -> list[int]:
         """The points that `move` would turn over, ascending; none if it is no legal placement."""
         return self._core.flips(operator.index(move))
