@@ -8,7 +8,9 @@ interface must be the contract's. Anything wrong is a `ModelError` naming the fi
 in one line, never a traceback from onnxruntime.
 
 `run` is the search's hot path (a raw batch of encoded positions of one board size); `evaluate`
-is the convenience on top (positions in, priors over each position's legal moves out).
+is the convenience on top (positions in, priors over each position's legal moves out). `run_aux`
+adds the auxiliary heads' outputs (ownership, score) for the networks that have them; the
+analysis and the scoring read those, the search itself does not.
 
 Never imports torch: an engine launched by a GUI must be ready in a fraction of a second.
 """
@@ -30,6 +32,7 @@ from saz.engine.model_card import (
     INPUT_NAMES,
     OPSET,
     OUTPUT_NAMES,
+    VALID_OUTPUTS,
     ModelCard,
     ModelCardError,
     card_path,
@@ -74,6 +77,9 @@ class Evaluator:
         self._game_cls = self._check_card()
         self.game_name: str = self.card.game
         self.num_features: int = self.card.num_features
+        #: Whether the network has the auxiliary heads (`run_aux` returns None for one without).
+        self.has_ownership: bool = "ownership" in self.card.outputs
+        self.has_score: bool = "score" in self.card.outputs
         self.threads: int = threads if threads is not None else _default_threads()
         self._device: Device = device
         self._session, self.provider = self._open_session(device, self.threads)
@@ -112,10 +118,10 @@ class Evaluator:
                              f"engine encodes {list(cls.feature_names)}")
         if card.opset != OPSET:
             raise self._fail(f"ONNX opset {card.opset}; this engine runs opset {OPSET} models")
-        if card.inputs != INPUT_NAMES or card.outputs != OUTPUT_NAMES:
+        if card.inputs != INPUT_NAMES or card.outputs not in VALID_OUTPUTS:
             raise self._fail(f"its card states inputs {list(card.inputs)} and outputs "
                              f"{list(card.outputs)}; this engine needs {list(INPUT_NAMES)} and "
-                             f"{list(OUTPUT_NAMES)}")
+                             f"{list(OUTPUT_NAMES)} (then optionally ownership, score)")
         return cls
 
     def _open_session(self, device: Device, threads: int) -> tuple[ort.InferenceSession, str]:
@@ -149,10 +155,10 @@ class Evaluator:
         inputs = self._session.get_inputs()
         outputs = self._session.get_outputs()
         names = tuple(i.name for i in inputs), tuple(o.name for o in outputs)
-        if names != (INPUT_NAMES, OUTPUT_NAMES):
+        if names != (INPUT_NAMES, self.card.outputs):
             raise self._fail(f"the ONNX graph has inputs {list(names[0])} and outputs "
-                             f"{list(names[1])}; expected {list(INPUT_NAMES)} and "
-                             f"{list(OUTPUT_NAMES)}")
+                             f"{list(names[1])}; its card states {list(INPUT_NAMES)} and "
+                             f"{list(self.card.outputs)}")
         width = inputs[0].shape[-1] if inputs[0].shape else None
         if width != self.num_features:
             raise self._fail(f"the network takes {width} features per node, its card names "
@@ -180,6 +186,12 @@ class Evaluator:
         (the extra node is kept regardless). Returns `(log_policy [B, num_nodes], value [B])`,
         float32; a masked-out node's log-probability is `model_card.MASKED_LOG_PROB`.
         """
+        log_policy, value = self._session.run(OUTPUT_NAMES, self._feed(x, layout, mask))
+        return log_policy, value
+
+    def _feed(self, x: np.ndarray, layout: GraphLayout,
+              mask: np.ndarray | None) -> dict[str, np.ndarray]:
+        """The session's inputs for a batch, its shapes checked."""
         if x.ndim != 3 or x.shape[1] != layout.num_nodes or x.shape[2] != self.num_features:
             raise ValueError(f"x of shape {x.shape} does not fit [B, {layout.num_nodes}, "
                              f"{self.num_features}] ({layout.width}x{layout.height}, "
@@ -191,10 +203,17 @@ class Evaluator:
                 raise ValueError(f"mask of shape {mask.shape} does not fit the batch "
                                  f"{x.shape[:2]}")
             mask = np.ascontiguousarray(mask, dtype=np.float32)
-        feed = {"x": np.ascontiguousarray(x, dtype=np.float32), "nbr": layout.nbr,
+        return {"x": np.ascontiguousarray(x, dtype=np.float32), "nbr": layout.nbr,
                 "hub": layout.hub, "mask": mask}
-        log_policy, value = self._session.run(OUTPUT_NAMES, feed)
-        return log_policy, value
+
+    def run_aux(self, x: np.ndarray, layout: GraphLayout, mask: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """`run` plus the auxiliary outputs: `(log_policy, value, ownership [B, num_nodes] or
+        None, score [B] or None)`, ownership and score from the side to move's view."""
+        feed = self._feed(x, layout, mask)
+        outputs = dict(zip(self.card.outputs, self._session.run(list(self.card.outputs), feed)))
+        return (outputs["log_policy"], outputs["value"], outputs.get("ownership"),
+                outputs.get("score"))
 
     def evaluate(self, games: Sequence[Game],
                  masks: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:

@@ -22,8 +22,23 @@ from typing import Any
 #: ONNX inputs: x [B, N, F] float32 node features; nbr [N-1, K] int64 in-neighbours of each point;
 #: hub [1, N] float32 the extra node's in-neighbours; mask [B, N] float32, nonzero = node kept.
 INPUT_NAMES: tuple[str, ...] = ("x", "nbr", "hub", "mask")
-#: ONNX outputs: log_policy [B, N] float32 (the extra node's entry is pass); value [B] in [-1, 1].
+#: ONNX outputs every model has: log_policy [B, N] float32 (the extra node's entry is pass);
+#: value [B] in [-1, 1].
 OUTPUT_NAMES: tuple[str, ...] = ("log_policy", "value")
+#: Optional outputs after them, in this order, where the network has the heads: ownership [B, N]
+#: in [-1, 1] (final owner of each point from the side to move's view; the extra node's entry
+#: means nothing) and score [B] (the final margin in points from the side to move's view).
+AUX_OUTPUT_NAMES: tuple[str, ...] = ("ownership", "score")
+
+
+def output_names(*, ownership: bool, score: bool) -> tuple[str, ...]:
+    """The outputs of a model with (or without) the auxiliary heads, in contract order."""
+    return OUTPUT_NAMES + (("ownership",) if ownership else ()) + (("score",) if score else ())
+
+
+#: Every output list the engine accepts.
+VALID_OUTPUTS: frozenset[tuple[str, ...]] = frozenset(
+    output_names(ownership=o, score=s) for o in (False, True) for s in (False, True))
 #: The ONNX opset the exporter writes (torch's dynamo exporter; onnxruntime >= 1.14 runs it).
 OPSET = 18
 #: The log-probability of a masked-out node. Finite on purpose: `0 * MASKED_LOG_PROB` is 0 in a

@@ -32,17 +32,17 @@ class TinyModel:
 
 
 def trained_like_net(num_features: int, *, hidden: int = TINY_HIDDEN, layers: int = 3,
-                     dropout: float = 0.1, seed: int = 0) -> PolicyValueNet:
+                     dropout: float = 0.1, seed: int = 0, heads: bool = False) -> PolicyValueNet:
     """A random network whose normalisation layers are not at their identity initialisation
     (running statistics and affine weights scrambled, as after training), so that parity tests
-    exercise them too. In eval mode."""
+    exercise them too; `heads`: with the ownership and score heads. In eval mode."""
     import torch
 
     from saz.tools.train.model import NetConfig, PolicyValueNet
 
     torch.manual_seed(seed)
     net = PolicyValueNet(NetConfig(num_features=num_features, hidden=hidden, layers=layers,
-                                   dropout=dropout))
+                                   dropout=dropout, ownership_head=heads, score_head=heads))
     with torch.no_grad():
         for bn in (net.bn1, net.bn2):
             bn.running_mean.uniform_(-0.5, 0.5)
@@ -56,27 +56,28 @@ def trained_like_net(num_features: int, *, hidden: int = TINY_HIDDEN, layers: in
 
 
 @pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], TinyModel]:
-    """`tiny_model(game_name)`: a small random network for that game, exported through
-    `saz export` itself (so every session checks the command end to end), once per game."""
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., TinyModel]:
+    """`tiny_model(game_name, heads=False)`: a small random network for that game (with the
+    ownership and score heads if asked), exported through `saz export` itself (so every
+    session checks the command end to end), once per game."""
     from saz.engine.games import game_class
     from saz.tools.train.checkpoint import Checkpoint, save_checkpoint
     from saz.tools.train.export import main as export_main
 
-    cache: dict[str, TinyModel] = {}
+    cache: dict[tuple[str, bool], TinyModel] = {}
 
-    def factory(game: str) -> TinyModel:
-        if game not in cache:
+    def factory(game: str, heads: bool = False) -> TinyModel:
+        if (game, heads) not in cache:
             cls = game_class(game)
-            folder = tmp_path_factory.mktemp(f"model-{game}")
-            net = trained_like_net(cls.num_features())
+            folder = tmp_path_factory.mktemp(f"model-{game}{'-heads' if heads else ''}")
+            net = trained_like_net(cls.num_features(), heads=heads)
             checkpoint = Checkpoint.of(net, cls, {"test": True},
                                        training={"command": "tests/conftest.py"})
             checkpoint_path = folder / "checkpoint.pt"
             save_checkpoint(checkpoint, checkpoint_path)
             path = folder / f"{game}.onnx"
             assert export_main([str(checkpoint_path), "--out", str(path)]) == 0
-            cache[game] = TinyModel(path, checkpoint_path, checkpoint, net)
-        return cache[game]
+            cache[(game, heads)] = TinyModel(path, checkpoint_path, checkpoint, net)
+        return cache[(game, heads)]
 
     return factory

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,10 +12,17 @@ import pytest
 import torch
 from conftest import TinyModel, trained_like_net
 
-from saz.engine.evaluator import Evaluator
+from saz.engine.evaluator import Evaluator, ModelError
 from saz.engine.games import game_class
 from saz.engine.graph import GraphLayout, layout
-from saz.engine.model_card import INPUT_NAMES, MASKED_LOG_PROB, OPSET, OUTPUT_NAMES, ModelCard
+from saz.engine.model_card import (
+    INPUT_NAMES,
+    MASKED_LOG_PROB,
+    OPSET,
+    OUTPUT_NAMES,
+    ModelCard,
+    card_path,
+)
 from saz.tools.train import export as export_module
 from saz.tools.train.checkpoint import (
     Checkpoint,
@@ -54,7 +62,7 @@ def twin_outputs(net: PolicyValueNet, x: np.ndarray, lay: GraphLayout,
 def pyg_outputs(net: PolicyValueNet, x: np.ndarray, lay: GraphLayout,
                 masks: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     with torch.inference_mode():
-        log_policy, value = net(*collate(list(x), [lay] * len(x),
+        log_policy, value, _, _ = net(*collate(list(x), [lay] * len(x),
                                          None if masks is None else list(masks)))
     return log_policy.numpy().reshape(len(x), lay.num_nodes), value.numpy()
 
@@ -102,7 +110,7 @@ def test_mixed_size_batch_matches_the_twin_per_size(num_features: int, hidden: i
     masks = [np.ones(lays[0].num_nodes, bool), random_masks(rng, 1, lays[1])[0],
              random_masks(rng, 1, lays[2])[0]]
     with torch.inference_mode():
-        log_policy, value = net(*collate(xs, lays, masks))
+        log_policy, value, _, _ = net(*collate(xs, lays, masks))
     start = 0
     for i, lay in enumerate(lays):
         want_policy, want_value = twin_outputs(net, xs[i][None], lay, masks[i][None])
@@ -147,8 +155,8 @@ def test_mask_is_the_induced_subgraph(training: bool) -> None:
     masked_net.train(training)
     sub_net.train(training)
     with torch.no_grad():
-        log_policy, value = masked_net(*collate([x], [lay], [keep]))
-        sub_policy, sub_value = sub_net(*induced_subgraph(x, lay, keep))
+        log_policy, value, _, _ = masked_net(*collate([x], [lay], [keep]))
+        sub_policy, sub_value, _, _ = sub_net(*induced_subgraph(x, lay, keep))
     np.testing.assert_allclose(log_policy.numpy()[keep], sub_policy.numpy(), atol=1e-5)
     assert np.all(log_policy.numpy()[~keep] == np.float32(MASKED_LOG_PROB))
     np.testing.assert_allclose(value.numpy(), sub_value.numpy(), atol=1e-6)
@@ -203,7 +211,7 @@ def test_masked_training_loss_has_finite_gradients() -> None:
     masks[:, -1] = True
     target = rng.random((4, lay.num_nodes)) * masks
     target /= target.sum(axis=1, keepdims=True)
-    log_policy, value = net(*collate(list(x), [lay] * 4, list(masks)))
+    log_policy, value, _, _ = net(*collate(list(x), [lay] * 4, list(masks)))
     loss = -(torch.from_numpy(target.reshape(-1)).float() * log_policy).sum() / 4
     loss = loss + (value ** 2).mean()
     loss.backward()
@@ -352,3 +360,56 @@ def test_export_refuses_a_file_that_disagrees_with_torch(
     with pytest.raises(ExportError, match="differ by"):
         export_checkpoint(wrong, tmp_path / "go.onnx")
     assert not any(tmp_path.iterdir())
+
+
+# -- the auxiliary heads (ownership, score) ---------------------------------------------------------
+@pytest.mark.parametrize("width,height", [(9, 9), (7, 11)])
+def test_onnx_ownership_and_score_match_torch(tiny_model: Callable[..., TinyModel], width: int,
+                                              height: int) -> None:
+    """With the heads, every output agrees between onnxruntime and torch-geometric, masks too:
+    ownership is tanh of the per-node logit (0 where masked), score the sum over kept nodes."""
+    model = tiny_model("go", heads=True)
+    evaluator = Evaluator(model.path, device="cpu")
+    assert evaluator.has_ownership and evaluator.has_score
+    lay = layout(width, height)
+    rng = np.random.default_rng(width)
+    x = random_x(rng, 4, lay, evaluator.num_features)
+    masks = random_masks(rng, 4, lay)
+    for batch_masks in (None, masks):
+        log_policy, value, ownership, score = evaluator.run_aux(x, lay, batch_masks)
+        with torch.inference_mode():
+            want = model.net(*collate(list(x), [lay] * 4,
+                                      None if batch_masks is None else list(batch_masks)))
+        np.testing.assert_allclose(log_policy.reshape(-1), want.log_policy, atol=1e-5, rtol=0)
+        np.testing.assert_allclose(value, want.value, atol=1e-5, rtol=0)
+        np.testing.assert_allclose(ownership.reshape(-1), torch.tanh(want.ownership_logit),
+                                   atol=1e-5, rtol=0)
+        np.testing.assert_allclose(score, want.score, atol=1e-4, rtol=0)
+        assert ownership.shape == (4, lay.num_nodes) and np.abs(ownership).max() <= 1
+        if batch_masks is not None:
+            dropped = ~batch_masks[:, :-1]
+            assert np.all(ownership[:, :-1][dropped] == 0)
+    # The plain run() still answers two outputs, and the card names all four.
+    assert len(evaluator.run(x, lay)) == 2
+    assert evaluator.card.outputs == ("log_policy", "value", "ownership", "score")
+
+
+def test_a_model_without_heads_still_loads_and_reports_none(
+        tiny_model: Callable[..., TinyModel]) -> None:
+    evaluator = Evaluator(tiny_model("go").path, device="cpu")
+    assert not evaluator.has_ownership and not evaluator.has_score
+    lay = layout(5, 5)
+    x = random_x(np.random.default_rng(0), 2, lay, evaluator.num_features)
+    _, _, ownership, score = evaluator.run_aux(x, lay)
+    assert ownership is None and score is None
+
+
+def test_a_card_with_unknown_outputs_is_refused(tiny_model: Callable[..., TinyModel],
+                                                tmp_path: Path) -> None:
+    model = tiny_model("go", heads=True)
+    (tmp_path / "go.onnx").write_bytes(model.path.read_bytes())
+    card = ModelCard.load(card_path(model.path))
+    replace(card, outputs=("log_policy", "value", "score", "ownership")).save(
+        card_path(tmp_path / "go.onnx"))
+    with pytest.raises(ModelError, match="outputs"):
+        Evaluator(tmp_path / "go.onnx", device="cpu")

@@ -369,3 +369,106 @@ def test_killed_run_resumes_without_losing_files(tmp_path: Path) -> None:
     assert sorted(p.name for p in (run / "replay").iterdir()) == [
         "gen_00001.npz", "gen_00002.npz"]
     assert not list(run.rglob("*.tmp*")) and not list(run.rglob("*staging*"))
+
+
+# -- the auxiliary targets (ownership, score) ---------------------------------------------------------
+def test_positions_carry_ownership_and_score_when_the_game_was_counted(tmp_path: Path) -> None:
+    x = np.zeros((2, 26, 4), np.float32)
+    policy = np.full((2, 26), 1 / 26, np.float32)
+    owners = np.array([[1] * 25, [-1] * 25], np.int8)
+    counted = PositionBatch.pack(5, 5, x, policy, np.array([1, -1]), owners,
+                                 np.array([3.5, -3.5], np.float32))
+    assert counted.counted.tolist() == [True, True]
+    assert counted.select([1]).ownership.tolist() == [[-1] * 25]
+    uncounted = PositionBatch.pack(5, 5, x, policy, np.array([1, -1]))
+    assert uncounted.counted.tolist() == [False, False] and not uncounted.ownership.any()
+    with pytest.raises(ValueError, match="do not fit"):
+        PositionBatch.pack(5, 5, x, policy, np.array([1, -1]), owners[:, :24], np.zeros(2))
+    # Through a replay file, and a file written before the targets existed loads as uncounted.
+    buffer = ReplayBuffer(tmp_path, window=100, num_features=4)
+    buffer.add(1, [counted], {})
+    arrays = {k: v for k, v in counted.to_arrays().items()
+              if k.split("/")[1] in ("bits", "extra", "policy", "value")}
+    np.savez_compressed(tmp_path / "gen_00002.npz", meta=np.array("{}"), **arrays)
+    buffer.load()
+    first, second = (buffer.sample(1, np.random.default_rng(0)) and
+                     [p for g in buffer._generations for p in g.parts])
+    assert first.counted.all() and first.score.tolist() == [3.5, -3.5]
+    assert not second.counted.any() and second.ownership.shape == (2, 25)
+
+
+def test_go_selfplay_records_the_final_owners_from_each_side_to_move() -> None:
+    config = SelfPlayConfig(sizes=((5, 5),), visits=8, games_in_flight=4, max_plies=2.0,
+                            resign_threshold=-1.0)
+    worker = SelfPlayWorker("go", {"komi": 0.5}, config, seed=3)
+    worker.load(UniformNet(), None)
+    records = []
+    while len(records) < 3:
+        records += worker.step(WorkerStats())
+    for record in records:
+        p = record.positions
+        assert p.counted.all()
+        # One final board seen from each side to move: every row is the first one (Black's,
+        # the empty board's) or its negation, and the score turns with it.
+        sides = np.where((p.ownership == p.ownership[0]).all(axis=1), 1, -1)
+        assert np.array_equal(p.ownership * sides[:, None],
+                              np.broadcast_to(p.ownership[0], p.ownership.shape))
+        assert np.allclose(p.score * sides, p.score[0])
+        black_view, black_score = p.ownership[0], p.score
+        # Tromp-Taylor: the margin is Black's owned points less White's, less komi.
+        assert black_score[0] == pytest.approx(black_view.sum() - 0.5)
+        assert np.sign(black_score[0]) == record.winner
+
+
+def test_resigned_games_and_gomoku_have_no_counted_positions() -> None:
+    config = SelfPlayConfig(sizes=((5, 5),), visits=8, games_in_flight=4, max_plies=2.0,
+                            resign_threshold=-1.0)
+    worker = SelfPlayWorker("gomoku", {}, config, seed=3)
+    worker.load(UniformNet(), None)
+    records = []
+    while len(records) < 2:
+        records += worker.step(WorkerStats())
+    assert not any(r.positions.counted.any() for r in records)
+
+
+def test_learner_fits_ownership_and_score_only_on_counted_positions(tmp_path: Path) -> None:
+    import torch
+    from saz.tools.train.learner import Learner, LearnerConfig
+    from saz.tools.train.model import NetConfig, PolicyValueNet
+
+    torch.manual_seed(0)
+    rng = np.random.default_rng(2)
+    plain = batch(5, 5, 32)
+    # The owner of a point is whoever's "stone" feature 0 says; the score is their sum.
+    x = plain.features()
+    owners = np.where(x[:, :-1, 0] > 0, 1, -1).astype(np.int8)
+    counted = PositionBatch.pack(5, 5, x, plain.policy.astype(np.float32), plain.value,
+                                 owners, owners.sum(1).astype(np.float32))
+    net = PolicyValueNet(NetConfig(num_features=4, hidden=16, layers=2, ownership_head=True,
+                                   score_head=True))
+    learner = Learner(net, LearnerConfig(batch_size=32, lr_schedule=((0, 3e-3),), threads=1))
+    buffer = ReplayBuffer(tmp_path, window=1000, num_features=4)
+    buffer.add(1, [counted], {})
+    first = learner.train(buffer, 5, rng)
+    learner.train(buffer, 400, rng)
+    last = learner.train(buffer, 5, rng)
+    assert last.ownership < first.ownership and last.score < 0.5 * first.score
+    # Dropout keeps the training loss up; evaluated, the owners beat the majority guess well.
+    from saz.engine.graph import layout
+    from saz.tools.train.model import collate
+
+    with torch.inference_mode():
+        out = net(*collate(list(x), [layout(5, 5)] * len(x)))
+    predicted = np.sign(out.ownership_logit.numpy().reshape(len(x), 26)[:, :-1])
+    majority = max((owners == 1).mean(), (owners == -1).mean())
+    assert (predicted == owners).mean() > majority + 0.1
+    assert last.total == pytest.approx(last.policy + last.value + last.l2 + last.ownership
+                                       + last.score)
+    # Uncounted positions teach the heads nothing: their losses are 0.
+    terms = learner.losses([plain])
+    assert terms.ownership.item() == 0.0 and terms.score.item() == 0.0
+    # A network without the heads trains as before.
+    plain_learner = Learner(PolicyValueNet(NetConfig(num_features=4, hidden=16, layers=2)),
+                            LearnerConfig(batch_size=32, threads=1))
+    losses = plain_learner.train(buffer, 2, rng)
+    assert losses.ownership == 0.0 and losses.score == 0.0

@@ -370,10 +370,12 @@ class MCTS:
         self._finish(batch, job.result() if isinstance(job, Future) else job, counters)
 
     # -- lockstep: many trees, one network call (self-play) ---------------------------------------
-    def begin(self, game: Game) -> SearchResult | None:
+    def begin(self, game: Game, *, explore: bool = True) -> SearchResult | None:
         """Start a lockstep search of `game` (the tree is reused as by `search`), then alternate
         `gather` and `absorb` until `result()` has enough visits. Returns a result at once when
         the rules decide the move (an immediate win); the network is then not needed.
+        `explore=False` leaves the root noise out for this search (self-play's fast searches,
+        whose moves are played but never taught: KataGo's playout cap randomization).
 
         This lets a caller drive many trees and evaluate all their leaves in one network call:
         self-play's way to feed the network big batches. Subgraph sampling is not available here
@@ -383,11 +385,12 @@ class MCTS:
         if self.options.subgraphs.enabled:
             raise ValueError("lockstep search evaluates full positions: disable subgraphs")
         root = self._root_for(game)
-        self._lock = _Lockstep(_Counters(), self._now(), layout(root.width, root.height))
+        self._lock = _Lockstep(_Counters(), self._now(), layout(root.width, root.height),
+                               explore=explore)
         wins = root.winning_moves()
         if wins:
             return self._decided(wins[0], 1.0, self._lock.start)
-        if self._tree.root_expanded and self.options.dirichlet_epsilon > 0:
+        if self._tree.root_expanded and explore and self.options.dirichlet_epsilon > 0:
             self._add_root_noise()
         return None
 
@@ -417,7 +420,7 @@ class MCTS:
         root_was_leaf = not self._tree.root_expanded
         self._finish(lock.batch, (log_policy, values, 0.0), lock.counters)
         lock.batch = None
-        if root_was_leaf and self.options.dirichlet_epsilon > 0:
+        if root_was_leaf and lock.explore and self.options.dirichlet_epsilon > 0:
             self._add_root_noise()
 
     def result(self) -> SearchResult:
@@ -603,6 +606,8 @@ class _Lockstep:
     start: float
     layout: GraphLayout
     batch: _Batch | None = None
+    #: Whether the root gets its noise (False for self-play's fast searches).
+    explore: bool = True
 
 
 @dataclass

@@ -29,13 +29,13 @@ from saz.engine.graph import layout
 from saz.engine.model_card import (
     INPUT_NAMES,
     OPSET,
-    OUTPUT_NAMES,
     ModelCard,
     card_path,
     file_digest,
+    output_names,
 )
 from saz.tools.train.checkpoint import Checkpoint, CheckpointError, load_checkpoint
-from saz.tools.train.model import PolicyValueNet, PolicyValueNetExport, collate
+from saz.tools.train.model import NetConfig, PolicyValueNet, PolicyValueNetExport, collate
 
 #: Largest |torch - onnxruntime| the export accepts, on log-probabilities and values. Float32
 #: reassociation gives ~1e-6; anything near this bound means a broken export, not rounding.
@@ -66,7 +66,7 @@ def export_checkpoint(checkpoint: Checkpoint, out: str | Path, *,
             feature_version=checkpoint.feature_version,
             feature_names=tuple(checkpoint.feature_names),
             network={**checkpoint.config.to_dict(), "parameters": net.num_parameters()},
-            opset=_opset(staging), inputs=INPUT_NAMES, outputs=OUTPUT_NAMES,
+            opset=_opset(staging), inputs=INPUT_NAMES, outputs=_outputs(net.config),
             onnx_bytes=len(data), onnx_sha256=file_digest(data),
             training=dict(checkpoint.training), strength=dict(strength or {}))
         card.save(card_path(staging))
@@ -83,8 +83,9 @@ def export_checkpoint(checkpoint: Checkpoint, out: str | Path, *,
 
 
 def check_parity(net: PolicyValueNet, model_path: Path, *, seed: int = 0) -> float:
-    """The largest |torch - onnxruntime| over log-policies and values on random positions at
-    `CHECK_SIZES`: a batch of three with every node kept, one with random masks."""
+    """The largest |torch - onnxruntime| over every output (log-policies, values and the
+    auxiliary heads' where the network has them) on random positions at `CHECK_SIZES`: a batch
+    of three with every node kept, one with random masks."""
     evaluator = Evaluator(model_path, device="cpu")
     rng = np.random.default_rng(seed)
     worst = 0.0
@@ -92,13 +93,16 @@ def check_parity(net: PolicyValueNet, model_path: Path, *, seed: int = 0) -> flo
         lay = layout(width, height)
         x = rng.integers(0, 2, (3, lay.num_nodes, evaluator.num_features)).astype(np.float32)
         for masks in (None, rng.random((3, lay.num_nodes)) < 0.7):
-            log_policy, value = evaluator.run(x, lay, masks)
+            log_policy, value, ownership, score = evaluator.run_aux(x, lay, masks)
             with torch.inference_mode():
-                ref_policy, ref_value = net(*collate(list(x), [lay] * 3,
-                                                     None if masks is None else list(masks)))
-            worst = max(worst,
-                        float(np.abs(log_policy.reshape(-1) - ref_policy.numpy()).max()),
-                        float(np.abs(value - ref_value.numpy()).max()))
+                ref = net(*collate(list(x), [lay] * 3, None if masks is None else list(masks)))
+            pairs = [(log_policy.reshape(-1), ref.log_policy), (value, ref.value)]
+            if ref.ownership_logit is not None:
+                pairs.append((ownership.reshape(-1), torch.tanh(ref.ownership_logit)))
+            if ref.score is not None:
+                pairs.append((score, ref.score))
+            worst = max([worst] + [float(np.abs(ours - theirs.numpy()).max())
+                                   for ours, theirs in pairs])
     return worst
 
 
@@ -114,12 +118,17 @@ def _export_onnx(twin: PolicyValueNetExport, path: Path) -> None:
     with _quiet_exporter():
         try:
             torch.onnx.export(twin, example, str(path), dynamo=True, opset_version=OPSET,
-                              input_names=list(INPUT_NAMES), output_names=list(OUTPUT_NAMES),
+                              input_names=list(INPUT_NAMES),
+                              output_names=list(_outputs(twin.config)),
                               dynamic_shapes=shapes, external_data=False, optimize=True,
                               verbose=False)
         except Exception as exc:  # torch.export and onnxscript raise many unrelated types
             reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise ExportError(f"torch.onnx.export failed: {reason}") from exc
+
+
+def _outputs(config: NetConfig) -> tuple[str, ...]:
+    return output_names(ownership=config.ownership_head, score=config.score_head)
 
 
 def _opset(path: Path) -> int:

@@ -5,6 +5,13 @@ the network's log-policy over all nodes, plus the squared error of the value aga
 outcome, plus an L2 penalty on the weights (written out in the loss rather than as the optimiser's
 weight decay, so that it means the same under SGD and Adam and shows up in the metrics).
 
+A network with the auxiliary heads (KataGo's) adds, over the positions of counted games only:
+ownership, the binary cross-entropy of each point's predicted owner against its final owner
+(`(1 + tanh) / 2` against `(1 + target) / 2`, mean over the points, so every board size weighs
+the same); and score, the squared error of the predicted margin against the final one, both
+divided by the number of points (a margin of the whole board is 1 on every size). Their weights
+are `ownership_weight` and `score_weight`.
+
 Each batch mixes board sizes: the buffer samples uniformly across the window and `model.collate`
 joins the graphs of all sizes into one torch-geometric batch. There is no rotation or reflection
 augmentation (the product follows the paper here): the network must learn what it knows from
@@ -22,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -51,6 +58,11 @@ class LearnerConfig:
     momentum: float = 0.9
     l2: float = 1e-4
     value_weight: float = 1.0
+    #: Weights of the auxiliary losses (used only by a network with those heads). KataGo weighs
+    #: its ownership loss 1.5 per point-mean; the score's is kept small because a margin is far
+    #: noisier than an owner.
+    ownership_weight: float = 1.5
+    score_weight: float = 0.5
     #: torch threads (0: torch's default).
     threads: int = 0
 
@@ -65,8 +77,10 @@ class LearnerConfig:
             raise ValueError("learner.lr_schedule needs increasing steps starting at 0")
         if any(rate <= 0 for _, rate in self.lr_schedule):
             raise ValueError("learner.lr_schedule rates must be positive")
-        if self.l2 < 0 or self.value_weight < 0 or self.threads < 0:
-            raise ValueError("learner.l2, value_weight and threads must be >= 0")
+        if min(self.l2, self.value_weight, self.ownership_weight, self.score_weight,
+               self.threads) < 0:
+            raise ValueError("learner.l2, value_weight, ownership_weight, score_weight and "
+                             "threads must be >= 0")
 
     def learning_rate(self, step: int) -> float:
         """The scheduled rate at training step `step`."""
@@ -88,10 +102,23 @@ class Losses:
     value: float
     l2: float
     steps: int
+    #: The auxiliary losses (0 for a network without those heads), unweighted.
+    ownership: float = 0.0
+    score: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.policy + self.value + self.l2
+        """The sum of the unweighted losses."""
+        return self.policy + self.value + self.l2 + self.ownership + self.score
+
+
+class LossTerms(NamedTuple):
+    """The mean losses of one batch, as tensors (unweighted)."""
+
+    policy: torch.Tensor
+    value: torch.Tensor
+    ownership: torch.Tensor
+    score: torch.Tensor
 
 
 class Learner:
@@ -115,7 +142,7 @@ class Learner:
         if self.config.threads:
             torch.set_num_threads(self.config.threads)
         self.net.train()
-        sums = np.zeros(3)
+        sums = np.zeros(5)
         for i in range(steps):
             rate = self.config.learning_rate(self.step)
             for group in self.optimizer.param_groups:
@@ -125,20 +152,23 @@ class Learner:
             if on_step is not None:
                 on_step(i)
         self.net.eval()
-        policy, value, l2 = sums / max(steps, 1)
-        return Losses(float(policy), float(value), float(l2), steps)
+        policy, value, l2, ownership, score = (float(v) for v in sums / max(steps, 1))
+        return Losses(policy, value, l2, steps, ownership, score)
 
-    def train_step(self, groups: Sequence[PositionBatch]) -> tuple[float, float, float]:
+    def train_step(self, groups: Sequence[PositionBatch]) -> tuple[float, ...]:
         """One optimiser step on positions grouped by board size; the step's (policy, value,
-        l2) losses before the update."""
-        policy_loss, value_loss = self.losses(groups)
+        l2, ownership, score) losses before the update."""
+        terms = self.losses(groups)
         l2 = self.config.l2 * torch.stack([(p * p).sum() for p in self._penalised]).sum()
-        loss = policy_loss + self.config.value_weight * value_loss + l2
+        config = self.config
+        loss = (terms.policy + config.value_weight * terms.value + l2
+                + config.ownership_weight * terms.ownership + config.score_weight * terms.score)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()
         self.flush_subnormal()
-        return policy_loss.item(), value_loss.item(), l2.item()
+        return (terms.policy.item(), terms.value.item(), l2.item(), terms.ownership.item(),
+                terms.score.item())
 
     def flush_subnormal(self) -> None:
         """Set the network's subnormal weights to zero (see the module docstring)."""
@@ -146,25 +176,34 @@ class Learner:
             for p in self.net.parameters():
                 p.masked_fill_(p.abs() < SMALLEST_NORMAL, 0.0)
 
-    def losses(self, groups: Sequence[PositionBatch]) -> tuple[torch.Tensor, torch.Tensor]:
-        """Mean policy cross-entropy and value squared error of the network on the positions."""
+    def losses(self, groups: Sequence[PositionBatch]) -> LossTerms:
+        """The mean losses of the network on the positions (module docstring); the auxiliary
+        ones are 0 without their heads or without counted positions."""
         xs: list[np.ndarray] = []
         layouts = []
-        targets: list[np.ndarray] = []
-        values: list[np.ndarray] = []
         for group in groups:
-            x = group.features()
-            policy = group.policy.astype(np.float32)
-            xs.extend(x)
+            xs.extend(group.features())
             layouts.extend([layout(group.width, group.height)] * len(group))
-            targets.append(policy.reshape(-1))
-            values.append(group.value.astype(np.float32))
         batch = collate(xs, layouts)
-        log_policy, value = self.net(*batch)
-        target = torch.from_numpy(np.concatenate(targets))
-        policy_loss = -(target * log_policy).sum() / batch.num_graphs
-        value_loss = torch.mean((value - torch.from_numpy(np.concatenate(values))) ** 2)
-        return policy_loss, value_loss
+        out = self.net(*batch)
+        policy = torch.from_numpy(np.concatenate([g.policy.astype(np.float32).reshape(-1)
+                                                  for g in groups]))
+        policy_loss = -(policy * out.log_policy).sum() / batch.num_graphs
+        outcome = torch.from_numpy(np.concatenate([g.value.astype(np.float32) for g in groups]))
+        value_loss = torch.mean((out.value - outcome) ** 2)
+        zero = out.value.new_zeros(())
+        ownership_loss = score_loss = zero
+        counted = torch.from_numpy(np.concatenate([g.counted for g in groups]))
+        if counted.any():
+            if out.ownership_logit is not None:
+                ownership_loss = _ownership_loss(out.ownership_logit, groups, counted)
+            if out.score is not None:
+                points = torch.from_numpy(np.concatenate(
+                    [np.full(len(g), g.width * g.height, np.float32) for g in groups]))
+                final = torch.from_numpy(np.concatenate([g.score for g in groups]))
+                error = ((out.score - final) / points)[counted]
+                score_loss = torch.mean(error ** 2)
+        return LossTerms(policy_loss, value_loss, ownership_loss, score_loss)
 
     # -- resuming ------------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -173,3 +212,22 @@ class Learner:
     def restore(self, state: Mapping[str, Any]) -> None:
         self.step = int(state["step"])
         self.optimizer.load_state_dict(state["optimizer"])
+
+
+def _ownership_loss(logits: torch.Tensor, groups: Sequence[PositionBatch],
+                    counted: torch.Tensor) -> torch.Tensor:
+    """Mean over the counted positions of the per-point-mean binary cross-entropy between the
+    predicted owner `(1 + tanh(logit)) / 2` and the final one. `logits` is per node, graph after
+    graph, each graph's extra node last (it has no owner and is left out)."""
+    per_position = []
+    start = 0
+    for group in groups:
+        n = group.num_nodes
+        rows = logits[start:start + n * len(group)].reshape(len(group), n)[:, :-1]
+        target = (torch.from_numpy(group.ownership.astype(np.float32)) + 1.0) / 2.0
+        # (1 + tanh(z)) / 2 = sigmoid(2z): the cross-entropy on logits 2z is exact and stable.
+        bce = torch.nn.functional.binary_cross_entropy_with_logits(2.0 * rows, target,
+                                                                   reduction="none")
+        per_position.append(bce.mean(dim=1))
+        start += n * len(group)
+    return torch.cat(per_position)[counted].mean()

@@ -34,9 +34,10 @@ class TreeSearch:
         self.visits = visits
         self._decided: SearchResult | None = None
 
-    def start(self, game: Game) -> None:
-        """Begin searching `game` (the subtree of the previous search is reused when it fits)."""
-        self._decided = self.mcts.begin(game)
+    def start(self, game: Game, *, explore: bool = True) -> None:
+        """Begin searching `game` (the subtree of the previous search is reused when it fits);
+        `explore=False`: without root noise (`MCTS.begin`)."""
+        self._decided = self.mcts.begin(game, explore=explore)
 
     @property
     def done(self) -> bool:

@@ -16,8 +16,11 @@ from pathlib import Path
 #: The columns every run writes, in order; evaluation columns follow.
 BASE_COLUMNS: tuple[str, ...] = (
     "generation", "wall_seconds", "games", "positions", "positions_per_second", "game_length",
-    "resign_rate", "rules_end_rate", "ply_cap_rate", "resign_threshold", "resign_false_positives", "buffer_positions", "steps",
-    "learning_rate", "policy_loss", "value_loss", "l2_loss", "total_loss",
+    # How games ended: resigned, by the game's own rules (Go: two passes), stopped at the ply cap.
+    "resign_rate", "rules_end_rate", "ply_cap_rate",
+    "resign_threshold", "resign_false_positives", "buffer_positions", "steps",
+    "learning_rate", "policy_loss", "value_loss", "l2_loss", "ownership_loss", "score_loss",
+    "total_loss",
 )
 #: Prefix of the per-size mean game length columns (`plies_9x9`).
 PLIES_PREFIX = "plies_"
@@ -105,6 +108,7 @@ def plot(log: MetricsLog, folder: str | Path) -> list[Path]:
     panels = (
         ("losses.png", "Training losses", "loss",
          [("policy_loss", "policy cross-entropy"), ("value_loss", "value MSE"),
+          ("ownership_loss", "ownership cross-entropy"), ("score_loss", "score MSE / points²"),
           ("total_loss", "total (with L2)")]),
         ("game_length.png", "Self-play game length", "plies per game",
          [("game_length", "all sizes")] + [(c, c[len(PLIES_PREFIX):]) for c in log.columns

@@ -9,6 +9,12 @@ nodes of each graph, the extra node's entry being pass) and a value head (one nu
 mean over the graph's nodes, tanh). No layer depends on the board size, so one network plays
 every size.
 
+Two optional auxiliary heads (KataGo's, `NetConfig.ownership_head` / `score_head`) learn from the
+end of each counted game: ownership, one tanh per node (who owns that point at the end, from the
+side to move's view; the extra node's entry means nothing), and score, one number per node summed
+over the graph's kept nodes (the final margin in points: a sum, because the margin grows with the
+board). They are trained for what they teach the shared layers, and the engine shows them.
+
 * `PolicyValueNet` is the training form: torch-geometric `GINConv` on a batch of graphs of any
   sizes (a `batch` vector says which graph each node belongs to).
 * `PolicyValueNetExport` is its export twin: the same parameters computed on a batch of positions
@@ -58,6 +64,10 @@ class NetConfig:
     layers: int = 3
     #: Dropout after each fully connected layer (training only).
     dropout: float = 0.1
+    #: The auxiliary heads (module docstring); a network without them exports without their
+    #: outputs, as every model before them did.
+    ownership_head: bool = False
+    score_head: bool = False
 
     def __post_init__(self) -> None:
         for name in ("num_features", "hidden", "layers"):
@@ -66,6 +76,9 @@ class NetConfig:
                 raise ValueError(f"NetConfig.{name} must be a positive integer, got {value!r}")
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"NetConfig.dropout must be in [0, 1), got {self.dropout!r}")
+        for name in ("ownership_head", "score_head"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"NetConfig.{name} must be true or false")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -115,6 +128,8 @@ class _Network(nn.Module):
         self.drop = nn.Dropout(config.dropout)
         self.policy = nn.Linear(h, 1)
         self.value = nn.Linear(h, 1)
+        self.ownership = nn.Linear(h, 1) if config.ownership_head else None
+        self.score = nn.Linear(h, 1) if config.score_head else None
 
     @staticmethod
     def _mlp_widths(config: NetConfig) -> list[tuple[int, int]]:
@@ -126,14 +141,28 @@ class _Network(nn.Module):
         h = torch.relu(self.norms[k](conv_out))
         return h + h_in if self._residual[k] else h
 
-    def _heads(self, jk: Tensor) -> tuple[Tensor, Tensor]:
-        """Per-node policy logit and value from the jumping-knowledge rows `[M, hidden*layers]`."""
+    def _heads(self, jk: Tensor) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None]:
+        """Per-node policy logit, value, ownership logit and score from the jumping-knowledge
+        rows `[M, hidden*layers]` (the last two None without their heads)."""
         h = self.drop(torch.relu(self.bn1(self.fc1(jk))))
         h = self.drop(torch.relu(self.bn2(self.fc2(h))))
-        return self.policy(h).squeeze(-1), self.value(h).squeeze(-1)
+        ownership = None if self.ownership is None else self.ownership(h).squeeze(-1)
+        score = None if self.score is None else self.score(h).squeeze(-1)
+        return self.policy(h).squeeze(-1), self.value(h).squeeze(-1), ownership, score
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
+
+
+class NetOutput(NamedTuple):
+    """What `PolicyValueNet` computes for a batch of graphs."""
+
+    log_policy: Tensor  # [total_nodes]
+    value: Tensor  # [num_graphs], in [-1, 1]
+    #: Pre-tanh ownership `[total_nodes]` (the loss wants the logit); None without the head.
+    ownership_logit: Tensor | None
+    #: Final margin `[num_graphs]` in points; None without the head.
+    score: Tensor | None
 
 
 class GraphBatch(NamedTuple):
@@ -178,8 +207,9 @@ class PolicyValueNet(_Network):
         super().__init__(config, [GINConv(_gin_mlp(i, o)) for i, o in self._mlp_widths(config)])
 
     def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor, mask: Tensor | None = None,
-                num_graphs: int | None = None) -> tuple[Tensor, Tensor]:
-        """Returns `(log_policy [total_nodes], value [num_graphs])`.
+                num_graphs: int | None = None) -> NetOutput:
+        """Returns `NetOutput` (log_policy `[total_nodes]`, value `[num_graphs]`, and the
+        auxiliary heads' outputs).
 
         `mask` (`[total_nodes]`, nonzero = kept) removes nodes as described in the module
         docstring; the head runs on kept nodes only, so batch normalisation's training statistics
@@ -198,12 +228,16 @@ class PolicyValueNet(_Network):
             hs.append(h)
         jk = torch.cat(hs, dim=-1)
         kept_batch = batch if keep is None else batch[keep]
-        logits, values = self._heads(jk if keep is None else jk[keep])
+        logits, values, owner_logits, scores = self._heads(jk if keep is None else jk[keep])
         log_policy = _segment_log_softmax(logits, kept_batch, num_graphs)
         value = torch.tanh(scatter(values, kept_batch, 0, dim_size=num_graphs, reduce="mean"))
+        score = None if scores is None else scatter(scores, kept_batch, 0, dim_size=num_graphs,
+                                                    reduce="sum")
         if keep is not None:
             log_policy = torch.full_like(x[:, 0], MASKED_LOG_PROB).masked_scatter(keep, log_policy)
-        return log_policy, value
+            if owner_logits is not None:
+                owner_logits = torch.zeros_like(x[:, 0]).masked_scatter(keep, owner_logits)
+        return NetOutput(log_policy, value, owner_logits, score)
 
 
 class PolicyValueNetExport(_Network):
@@ -211,7 +245,9 @@ class PolicyValueNetExport(_Network):
 
     Inputs are the ONNX contract (`saz.engine.model_card.INPUT_NAMES`): `x [B, N, F]`, the layout's
     `nbr [N-1, K]` (padded with index N, which reads a zero row) and `hub [1, N]`, and
-    `mask [B, N]` float (nonzero = kept). Outputs `log_policy [B, N]` and `value [B]`.
+    `mask [B, N]` float (nonzero = kept). Outputs `log_policy [B, N]` and `value [B]`, then
+    `ownership [B, N]` in [-1, 1] (0 at masked nodes) and `score [B]` where the network has those
+    heads.
     """
 
     def __init__(self, config: NetConfig) -> None:
@@ -228,8 +264,7 @@ class PolicyValueNetExport(_Network):
         twin.load_state_dict(net.state_dict(), strict=True)
         return twin.eval()
 
-    def forward(self, x: Tensor, nbr: Tensor, hub: Tensor,
-                mask: Tensor) -> tuple[Tensor, Tensor]:
+    def forward(self, x: Tensor, nbr: Tensor, hub: Tensor, mask: Tensor) -> tuple[Tensor, ...]:
         b, n = x.shape[0], x.shape[1]
         kept = torch.cat([mask[:, :-1] != 0, torch.ones_like(mask[:, -1:], dtype=torch.bool)],
                          dim=1)
@@ -251,12 +286,17 @@ class PolicyValueNetExport(_Network):
             agg = torch.cat([from_points, torch.matmul(hub, per_position)], dim=1)
             h = self._finish_layer(k, h, conv.nn(h + agg.reshape(b * n, -1))) * m  # GIN-0
             hs.append(h)
-        logits, values = self._heads(torch.cat(hs, dim=-1))
+        logits, values, owner_logits, scores = self._heads(torch.cat(hs, dim=-1))
         logits = torch.where(kept, logits.reshape(b, n), MASKED_LOG_PROB)
         log_policy = torch.where(kept, torch.log_softmax(logits, dim=1), MASKED_LOG_PROB)
         kept_f = m.reshape(b, n)
         value = torch.tanh((values.reshape(b, n) * kept_f).sum(1) / kept_f.sum(1))
-        return log_policy, value
+        outputs: tuple[Tensor, ...] = (log_policy, value)
+        if owner_logits is not None:
+            outputs += (torch.tanh(owner_logits.reshape(b, n)) * kept_f,)
+        if scores is not None:
+            outputs += ((scores.reshape(b, n) * kept_f).sum(1),)
+        return outputs
 
 
 def _last_node_of_each_graph(batch: Tensor) -> Tensor:

@@ -8,7 +8,10 @@ and 0.31 KB:
 * the point rows are 0/1 planes in every game, so they are stored as bits (`np.packbits`);
 * the extra node's row is the only place a game may put a real number (Go's komi): float32;
 * the policy is a distribution that needs no more than float16;
-* the value is the game's outcome from the side to move's view: -1, 0 or +1 as int8.
+* the value is the game's outcome from the side to move's view: -1, 0 or +1 as int8;
+* the auxiliary targets (KataGo's): the final owner of each point from the side to move's view
+  as int8 and the final score margin from that side's view as float32, with a flag saying
+  whether the game was counted at all (a resigned game, or Gomoku, has neither target).
 
 `PositionBatch` is a set of such positions of one board size; the replay buffer keeps them and
 self-play workers send them to the trainer in this form.
@@ -40,6 +43,12 @@ class PositionBatch:
     policy: np.ndarray
     #: Outcome from the side to move's view `[T]` int8 (-1, 0, +1).
     value: np.ndarray
+    #: Final owner of each point from the side to move's view `[T, num_points]` int8 (-1, 0, +1).
+    ownership: np.ndarray
+    #: Final score margin from the side to move's view `[T]` float32 (Go: area with komi).
+    score: np.ndarray
+    #: Whether the game was counted `[T]` bool: False where `ownership` and `score` mean nothing.
+    counted: np.ndarray
 
     @property
     def size(self) -> tuple[int, int]:
@@ -54,9 +63,11 @@ class PositionBatch:
 
     @classmethod
     def pack(cls, width: int, height: int, x: np.ndarray, policy: np.ndarray,
-             value: np.ndarray) -> PositionBatch:
-        """Pack `x [T, N, F]` float32, `policy [T, N]` and `value [T]`; PackError when a point
-        feature is neither 0 nor 1."""
+             value: np.ndarray, ownership: np.ndarray | None = None,
+             score: np.ndarray | None = None) -> PositionBatch:
+        """Pack `x [T, N, F]` float32, `policy [T, N]`, `value [T]` and, for a counted game,
+        `ownership [T, num_points]` and `score [T]`; PackError when a point feature is neither 0
+        nor 1."""
         t, n, f = x.shape
         if n != width * height + 1 or policy.shape != (t, n) or value.shape != (t,):
             raise ValueError(f"shapes {x.shape}, {policy.shape}, {value.shape} do not fit "
@@ -65,9 +76,16 @@ class PositionBatch:
         binary = points != 0
         if not np.array_equal(binary, points == 1):
             raise PackError("a point feature other than 0 or 1 cannot be packed as a bit")
+        counted = ownership is not None and score is not None
+        if not counted:
+            ownership, score = np.zeros((t, n - 1), np.int8), np.zeros(t, np.float32)
+        elif ownership.shape != (t, n - 1) or score.shape != (t,):
+            raise ValueError(f"ownership {ownership.shape} and score {score.shape} do not fit "
+                             f"{t} positions of {width}x{height}")
         return cls(width, height, f, np.packbits(binary.reshape(t, -1), axis=1),
                    np.ascontiguousarray(x[:, -1], dtype=np.float32),
-                   policy.astype(np.float16), value.astype(np.int8))
+                   policy.astype(np.float16), value.astype(np.int8), ownership.astype(np.int8),
+                   score.astype(np.float32), np.full(t, counted))
 
     def features(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """The input `[k, N, F]` float32 of the selected positions."""
@@ -82,8 +100,8 @@ class PositionBatch:
 
     def select(self, rows: np.ndarray | slice) -> PositionBatch:
         """The selected positions as a new batch."""
-        return PositionBatch(self.width, self.height, self.num_features, self.bits[rows],
-                             self.extra[rows], self.policy[rows], self.value[rows])
+        return PositionBatch(self.width, self.height, self.num_features,
+                             *(getattr(self, name)[rows] for name in _ARRAYS))
 
     @classmethod
     def concatenate(cls, parts: list[PositionBatch]) -> PositionBatch:
@@ -93,23 +111,31 @@ class PositionBatch:
             raise ValueError("only positions of one board size and game can be concatenated")
         return cls(first.width, first.height, first.num_features,
                    *(np.concatenate([getattr(p, name) for p in parts])
-                     for name in ("bits", "extra", "policy", "value")))
+                     for name in _ARRAYS))
 
     # -- persistence (as arrays inside an .npz, under a prefix naming the size) -------------------
     def to_arrays(self) -> dict[str, np.ndarray]:
         prefix = f"{self.width}x{self.height}/"
-        return {prefix + "bits": self.bits, prefix + "extra": self.extra,
-                prefix + "policy": self.policy, prefix + "value": self.value}
+        return {prefix + name: getattr(self, name) for name in _ARRAYS}
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, np.ndarray],
                     num_features: int) -> list[PositionBatch]:
-        """Every batch stored by `to_arrays` in `arrays` (one per size)."""
+        """Every batch stored by `to_arrays` in `arrays` (one per size). Files written before the
+        auxiliary targets existed load as uncounted games."""
         sizes = sorted({key.split("/")[0] for key in arrays})
         out = []
         for size in sizes:
             width, height = (int(v) for v in size.split("x"))
+            value = arrays[f"{size}/value"]
+            t = len(value)
+            missing = {"ownership": np.zeros((t, width * height), np.int8),
+                       "score": np.zeros(t, np.float32), "counted": np.zeros(t, bool)}
             out.append(cls(width, height, num_features,
-                           *(arrays[f"{size}/{name}"]
-                             for name in ("bits", "extra", "policy", "value"))))
+                           *(arrays[key] if (key := f"{size}/{name}") in arrays
+                             else missing[name] for name in _ARRAYS)))
         return out
+
+
+#: The per-position arrays of a `PositionBatch`, in field order.
+_ARRAYS = ("bits", "extra", "policy", "value", "ownership", "score", "counted")

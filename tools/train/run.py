@@ -316,6 +316,8 @@ class Trainer:
             "policy_loss": losses.policy,
             "value_loss": losses.value,
             "l2_loss": losses.l2,
+            "ownership_loss": losses.ownership,
+            "score_loss": losses.score,
             "total_loss": losses.total,
         }
         for size, plies in meta["plies_by_size"].items():

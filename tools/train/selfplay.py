@@ -11,7 +11,8 @@ The recipe is AlphaZero's:
   across sizes); moves sampled in proportion to visits for the first plies (a fraction of the
   board's points), the most visited move afterwards;
 * each position yields its features, the visit distribution (the policy target, pass included)
-  and the game's outcome from the side to move's view;
+  and the game's outcome from the side to move's view, and, when the game ends counted (Go, Othello;
+  not resigned), the final owner of every point and the final margin from that side's view;
 * resignation when the side to move's root value stays below a threshold for a few of its moves.
   A fraction of games never resigns: they record whether each side *would* have resigned and
   whether it then really lost. `Resignation` keeps the false-positive rate of the threshold below
@@ -202,7 +203,7 @@ class SelfPlayGame:
                 self._full = (config.full_search_fraction >= 1.0
                               or self.rng.random() < config.full_search_fraction)
                 self.search.visits = config.visits if self._full else config.fast_visits
-                self.search.start(self.game)
+                self.search.start(self.game, explore=self._full)
                 self._searching = True
             if not self.search.done:
                 return self.search
@@ -254,7 +255,15 @@ class SelfPlayGame:
         x = np.stack(self._features) if self._features else \
             np.empty((0, n, g.num_features()), np.float32)
         policy = np.stack(self._policies) if self._policies else np.empty((0, n), np.float32)
-        positions = PositionBatch.pack(g.width, g.height, x, policy, colors * self.winner)
+        # The auxiliary targets come from the final position as counted; a resigned game was
+        # never counted, and its board says nothing about who would have owned what.
+        owners = None if self.resigned else g.ownership()
+        ownership = score = None
+        if owners is not None:
+            ownership = colors[:, None] * owners[None, :]
+            score = colors.astype(np.float32) * np.float32(g.score())
+        positions = PositionBatch.pack(g.width, g.height, x, policy, colors * self.winner,
+                                       ownership, score)
         return GameRecord(positions, len(g.moves), self.winner, self.resigned, self._checks(),
                           self.capped)
 
