@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from saz.engine.games import Game, GameError, new_game
 from saz.engine.players import PlayerSearch, make_player
 from saz.engine.search.clock import (
@@ -32,11 +34,15 @@ from saz.engine.search.clock import (
 )
 from saz.engine.search.mcts import MCTS, SearchLimits, SearchResult
 from saz.engine.search.options import SearchOptions
+from saz.engine.search.ownership import Estimate, OwnershipEstimator
 
 #: The board each game starts on until a front-end asks for another.
 DEFAULT_SIZES = {"go": 19, "gomoku": 15, "othello": 8}
 #: Visits per move when nothing else limits a move (no clock, no --visits).
 DEFAULT_VISITS = 800
+#: Visits of the search that reads a finished game's dead stones (`final_ownership`): enough
+#: for the PV to settle a group in doubt, a fraction of a second on a CPU.
+SCORING_VISITS = 200
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,7 @@ class Engine:
         self.game: Game = new_game(self.game_name, DEFAULT_SIZES[self.game_name], **self.rules)
         self.clock = clock or TimeManager(self._default_control())
         self._searches: dict[str, MCTS | PlayerSearch] = {}
+        self._estimators: dict[str, OwnershipEstimator | None] = {}
         self._background: threading.Thread | None = None
         #: The stop request of the search running now (or about to): a fresh one per search, so
         #: a stop that arrives before the search's thread gets going is never lost.
@@ -188,6 +195,47 @@ class Engine:
             game = game.copy()
         self._start_background(
             lambda stop: search.search(game, SearchLimits(), on_progress, interval, allowed, stop))
+
+    # -- ownership and score (the network's auxiliary heads) ---------------------------------------
+    def estimator(self) -> OwnershipEstimator | None:
+        """The reader of the current network's ownership and score heads; None when it has
+        neither (every model before them) or a reference player answers (ModelError if the
+        network fails to load)."""
+        if self.game_name not in self._estimators:
+            search = self._searcher()
+            estimator = None
+            if isinstance(search, MCTS):
+                candidate = OwnershipEstimator(search.evaluator)  # type: ignore[arg-type]
+                estimator = candidate if candidate.available else None
+            self._estimators[self.game_name] = estimator
+        return self._estimators[self.game_name]
+
+    def estimate(self, root: Game, result: SearchResult, max_moves: int | None = None
+                 ) -> Estimate | None:
+        """Ownership and score leads for a search snapshot of `root` (its visited moves, at most
+        `max_moves`); None without the heads."""
+        estimator = self.estimator()
+        if estimator is None:
+            return None
+        moves = [m for m in result.moves if m.visits > 0][:max_moves]
+        return estimator.estimate(root, moves)
+
+    def final_ownership(self, visits: int = SCORING_VISITS) -> np.ndarray | None:
+        """Who owns each point at the end, from BLACK's view (`[num_points]` floats in [-1, 1]):
+        the ownership head along the PV of a `visits` search of the current position (played on
+        past two passes, as a controller may ask after the game). None without the head."""
+        estimator = self.estimator()
+        if estimator is None or not estimator.evaluator.has_ownership:
+            return None
+        self.halt()
+        game = self.game
+        if game.is_over():
+            game = game.continued() or game
+        search = self._searcher()
+        result = None
+        if not game.is_over():
+            result = search.search(game, SearchLimits(visits=visits))
+        return estimator.ownership(game, result.moves[:1] if result else ())
 
     def load_network(self) -> None:
         """Load the current game's network now rather than at its first search (ModelError).

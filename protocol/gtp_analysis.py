@@ -6,16 +6,21 @@ per snapshot, and stop it by sending anything at all. The formats follow Leela Z
 docs/GTP_Extensions.md:
 
     lz-analyze [COLOR] [INTERVAL] [interval N] [maxmoves N] [allow|avoid COLOR VERTICES DEPTH]...
-    kata-analyze  ... the same, and `ownership false`
+    kata-analyze  ... the same, and `ownership true|false`
 
     info move D4 visits 120 winrate 5432 prior 1234 lcb 5100 order 0 pv D4 Q16 info move ...
-    info move D4 visits 120 utility 0.0864 winrate 0.5432 scoreMean 0 scoreStdev 0 ... pv D4 Q16
+    info move D4 visits 120 utility 0.0864 winrate 0.5432 scoreMean 1.5 ... pv D4 Q16 ownership ...
 
 Intervals are in centiseconds. A snapshot is one line holding every move the search has visited,
 best first. Values convert from the search's view (a value in [-1, 1] for the side to move) to a
 winrate (v + 1) / 2 for the side to move, as both engines report by default; Leela's integers are
-10000 times it. The network has no score or ownership head: the score fields are 0, and
-`ownership true` is refused rather than answered with made-up numbers.
+10000 times it.
+
+The score fields and the ownership map come from the network's score and ownership heads along
+the search's principal variations (`engine/search/ownership.py`), from the side to move's view as
+KataGo prints them: ownership is one value per point in [-1, 1], row-major from the top-left
+(A19 first on 19x19). A network without the heads reports scores of 0, and `ownership true` is
+refused rather than answered with made-up numbers.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 
 from saz.engine.games.base import Game
 from saz.engine.search.mcts import MoveInfo, SearchResult
+from saz.engine.search.ownership import Estimate
 from saz.protocol.vertex import GtpValueError, Vertices, is_color, parse_color
 
 #: Seconds between snapshots when the command names no interval. Leela Zero and KataGo then print
@@ -55,6 +61,8 @@ class AnalysisRequest:
     #: Moves per snapshot at most (KataGo's `maxmoves`); None: all visited moves.
     max_moves: int | None = None
     filters: tuple[MoveFilter, ...] = ()
+    #: KataGo's `ownership true`: append the ownership map to each snapshot.
+    ownership: bool = False
 
     def root_moves(self, game: Game) -> list[int] | None:
         """The moves the search may consider at the root, or None for every legal move.
@@ -82,6 +90,7 @@ def parse_analysis(args: Sequence[str], vertices: Vertices, *, kata: bool) -> An
     interval = DEFAULT_INTERVAL
     max_moves: int | None = None
     filters: list[MoveFilter] = []
+    ownership = False
     i = 0
     if i < len(tokens) and is_color(tokens[i]):
         color = parse_color(tokens[i])
@@ -105,14 +114,16 @@ def parse_analysis(args: Sequence[str], vertices: Vertices, *, kata: bool) -> An
                 until_depth=_count(_value(tokens, i, 3), f"{key} depth", minimum=1)))
             i += 4
         elif key == "ownership" and kata:
-            if _value(tokens, i, 1).lower() != "false":
-                raise GtpValueError("ownership is not available: the network has no ownership "
-                                    "head")
+            flag = _value(tokens, i, 1).lower()
+            if flag not in ("true", "false"):
+                raise GtpValueError(f"ownership must be true or false, not {tokens[i + 1]!r}")
+            ownership = flag == "true"
             i += 2
         else:
             raise GtpValueError(f"unknown or unsupported analysis option {tokens[i]!r} "
-                                "(supported: interval, maxmoves, allow, avoid)")
-    return AnalysisRequest(color, interval, max_moves, tuple(filters))
+                                "(supported: interval, maxmoves, allow, avoid"
+                                + (", ownership)" if kata else ")"))
+    return AnalysisRequest(color, interval, max_moves, tuple(filters), ownership)
 
 
 def _value(tokens: list[str], i: int, offset: int) -> str:
@@ -137,10 +148,11 @@ def _interval(text: str) -> float:
 
 
 # -- info lines ---------------------------------------------------------------------------------
-InfoFormat = Callable[[SearchResult, Vertices, "int | None"], str]
+InfoFormat = Callable[[SearchResult, Vertices, "int | None", "Estimate | None"], str]
 
 
-def lz_info(result: SearchResult, vertices: Vertices, max_moves: int | None) -> str:
+def lz_info(result: SearchResult, vertices: Vertices, max_moves: int | None,
+            estimate: Estimate | None = None) -> str:
     """One snapshot in Leela Zero's format (empty when no move has a visit yet)."""
     return " ".join(
         f"info move {vertices.format(m.move)} visits {m.visits} "
@@ -149,15 +161,26 @@ def lz_info(result: SearchResult, vertices: Vertices, max_moves: int | None) -> 
         for order, m in enumerate(_shown(result, max_moves)))
 
 
-def kata_info(result: SearchResult, vertices: Vertices, max_moves: int | None) -> str:
+def kata_info(result: SearchResult, vertices: Vertices, max_moves: int | None,
+              estimate: Estimate | None = None) -> str:
     """One snapshot in KataGo's format (empty when no move has a visit yet). Utility is the
-    search's value itself; the score fields are 0 (there is no score head)."""
-    return " ".join(
-        f"info move {vertices.format(m.move)} visits {m.visits} utility {m.value:.6g} "
-        f"winrate {_winrate(m.value):.6g} scoreMean 0 scoreStdev 0 scoreLead 0 scoreSelfplay 0 "
-        f"prior {m.prior:.6g} lcb {_winrate(m.lcb):.6g} utilityLcb {m.lcb:.6g} order {order} "
-        f"pv {_pv(m, vertices)}"
-        for order, m in enumerate(_shown(result, max_moves)))
+    search's value itself; scoreLead (and scoreMean, scoreSelfplay) the score head's lead along
+    the move's PV, 0 without the head; scoreStdev is not estimated (0). With an `estimate`
+    holding ownership, the `ownership` map follows the moves."""
+    leads = estimate.score_leads if estimate is not None else {}
+    infos = []
+    for order, m in enumerate(_shown(result, max_moves)):
+        lead = f"{leads.get(m.move, 0.0):.6g}"
+        infos.append(
+            f"info move {vertices.format(m.move)} visits {m.visits} utility {m.value:.6g} "
+            f"winrate {_winrate(m.value):.6g} scoreMean {lead} scoreStdev 0 scoreLead {lead} "
+            f"scoreSelfplay {lead} prior {m.prior:.6g} lcb {_winrate(m.lcb):.6g} "
+            f"utilityLcb {m.lcb:.6g} order {order} pv {_pv(m, vertices)}")
+    if not infos:
+        return ""
+    if estimate is not None and estimate.ownership is not None:
+        infos.append("ownership " + " ".join(f"{v:.6g}" for v in estimate.ownership.tolist()))
+    return " ".join(infos)
 
 
 def _shown(result: SearchResult, max_moves: int | None) -> Sequence[MoveInfo]:

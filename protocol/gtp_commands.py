@@ -29,7 +29,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +51,14 @@ from saz.engine.search.clock import (
     from_kgs_time_settings,
 )
 from saz.engine.search.mcts import SearchResult
-from saz.protocol.gtp_analysis import InfoFormat, kata_info, lz_info, parse_analysis
+from saz.engine.search.ownership import Estimate
+from saz.protocol.gtp_analysis import (
+    AnalysisRequest,
+    InfoFormat,
+    kata_info,
+    lz_info,
+    parse_analysis,
+)
 from saz.protocol.sgf import SgfError, SgfGame, parse_sgf
 from saz.protocol.sgf_writer import SgfInfo, format_sgf, sgf_result
 from saz.protocol.vertex import (
@@ -612,9 +619,12 @@ class GtpEngine:
 
     # -- the end of the game ----------------------------------------------------------------------
     def final_score(self, args: tuple[str, ...]) -> str:
-        """Go: the Tromp-Taylor area score of the board as it stands (komi included). Othello:
-        the disc difference. Gomoku has a winner, not a score (see gogui-rules_final_result)."""
-        score = self.game.score()
+        """Go: the area score (komi included) once the dead stones are off the board
+        (`final_status_list dead`); all stones count where the network has no ownership head.
+        Othello: the disc difference. Gomoku has a winner, not a score (see
+        gogui-rules_final_result)."""
+        game = self.game
+        score = game.score_without(self._dead_stones()) if isinstance(game, Go) else game.score()
         if score is None:
             raise GtpError(CANNOT_SCORE)
         if score == 0:
@@ -622,16 +632,33 @@ class GtpEngine:
         return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
 
     def final_status_list(self, args: tuple[str, ...]) -> str:
-        """Go: the stones of a status, one per line. Area scoring counts every stone as it
-        stands (Tromp-Taylor), so every stone is alive and none is dead or in seki."""
+        """Go: the stones of a status, one per line. Dead stones are the chains the network's
+        ownership (along a short search's PV, `Engine.final_ownership`) gives to the other
+        colour; every other stone is alive. Seki is not told apart (empty). Without an
+        ownership head every stone is alive, as Tromp-Taylor counts them."""
         self._go("final_status_list")
         _arguments(args, 1, "final_status_list alive|dead|seki")
         status = args[0].lower()
         if status not in ("alive", "dead", "seki"):
             raise syntax_error(f"unknown status {args[0]!r}")
-        if status != "alive":
+        if status == "seki":
             return ""
-        return "\n".join(self._format(int(p)) for p in np.flatnonzero(self.game.board))
+        dead = set(self._dead_stones())
+        stones = [int(p) for p in np.flatnonzero(self.game.board)]
+        chosen = [p for p in stones if (p in dead) == (status == "dead")]
+        return "\n".join(self._format(p) for p in chosen)
+
+    def _dead_stones(self) -> list[int]:
+        """The Go stones the network judges dead: none without an ownership head, or when no
+        network loads (the count of the board as it stands needs none; the log says why)."""
+        game = self.game
+        assert isinstance(game, Go)
+        try:
+            ownership = self.engine.final_ownership()
+        except (GameError, ValueError) as exc:  # ModelError is a ValueError
+            log.warning("scoring every stone as alive: %s", exc)
+            return []
+        return [] if ownership is None else game.dead_stones(ownership)
 
     # -- SGF --------------------------------------------------------------------------------------
     def printsgf(self, args: tuple[str, ...]) -> str:
@@ -745,9 +772,10 @@ class GtpEngine:
         allowed = request.root_moves(position)
         if allowed is not None and not allowed:
             raise GtpError("allow/avoid leave no legal move to analyse")
+        estimate = self._estimates(request, position, kata=kata)
 
         def start(emit: Emit) -> None:
-            snapshot = _info_writer(info, vertices, request.max_moves, emit)
+            snapshot = _info_writer(info, vertices, request.max_moves, emit, estimate)
             try:
                 self.engine.analyze(snapshot, request.interval, allowed, request.color)
             except (GameError, ValueError) as exc:
@@ -765,13 +793,43 @@ class GtpEngine:
         if request.filters:
             raise syntax_error("allow/avoid are for lz-analyze and kata-analyze")
         color = self.game.to_move if request.color is None else request.color
+        try:
+            position: Game | None = self.engine.position(color).copy()
+        except GameError:
+            position = None  # nothing to search: _generate answers a pass
+        estimate = None if position is None else self._estimates(request, position, kata=kata)
 
         def start(emit: Emit) -> str:
-            snapshot = _info_writer(info, vertices, request.max_moves, emit)
+            snapshot = _info_writer(info, vertices, request.max_moves, emit, estimate)
             move = self._generate(color, on_progress=snapshot, interval=request.interval)
             return f"play {self._vertex_or_resign(move)}"
 
         return Streamed(start)
+
+    def _estimates(self, request: AnalysisRequest, position: Game, *,
+                   kata: bool) -> Callable[[SearchResult], Estimate | None] | None:
+        """What reads the score and ownership of each snapshot of a search of `position`: for
+        kata-analyze with a network that has the heads (GtpError when `ownership true` asks for
+        a head the network lacks); None otherwise."""
+        if not kata:
+            return None
+        try:
+            estimator = self.engine.estimator()
+        except ValueError as exc:  # ModelError
+            raise GtpError(str(exc)) from None
+        if request.ownership and (estimator is None or not estimator.evaluator.has_ownership):
+            raise GtpError("ownership is not available: the network has no ownership head")
+        if estimator is None:
+            return None
+        root = position.copy()
+        wanted = request.ownership
+
+        def estimate(result: SearchResult) -> Estimate:
+            found = self.engine.estimate(root, result, request.max_moves)
+            assert found is not None
+            return found if wanted else replace(found, ownership=None)
+
+        return estimate
 
     # -- GoGui --------------------------------------------------------------------------------------
     def gogui_analyze_commands(self, args: tuple[str, ...]) -> str:
@@ -892,11 +950,15 @@ def _stone_rows(board: np.ndarray, width: int) -> list[str]:
             for start in range(0, len(board), width)]
 
 
-def _info_writer(info: InfoFormat, vertices: Vertices, max_moves: int | None,
-                 emit: Emit) -> Callable[[SearchResult], None]:
-    """The search's progress callback that emits each snapshot as one `info` line."""
+def _info_writer(info: InfoFormat, vertices: Vertices, max_moves: int | None, emit: Emit,
+                 estimate: Callable[[SearchResult], Estimate | None] | None = None
+                 ) -> Callable[[SearchResult], None]:
+    """The search's progress callback that emits each snapshot as one `info` line (with the
+    score and ownership `estimate` reads, when there is one)."""
     def write(result: SearchResult) -> None:
-        line = info(result, vertices, max_moves)
+        shown = [m for m in result.moves if m.visits > 0]
+        extra = estimate(result) if estimate is not None and shown else None
+        line = info(result, vertices, max_moves, extra)
         if line:  # nothing visited yet: an empty line would end the reply
             emit(line)
     return write
