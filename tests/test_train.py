@@ -384,6 +384,10 @@ def test_positions_carry_ownership_and_score_when_the_game_was_counted(tmp_path:
     assert uncounted.counted.tolist() == [False, False] and not uncounted.ownership.any()
     with pytest.raises(ValueError, match="do not fit"):
         PositionBatch.pack(5, 5, x, policy, np.array([1, -1]), owners[:, :24], np.zeros(2))
+    # A game whose every move was a fast search records nothing, and packs all the same.
+    empty = PositionBatch.pack(5, 5, x[:0], policy[:0], np.zeros(0), owners[:0],
+                               np.zeros(0, np.float32))
+    assert len(empty) == 0 and empty.features().shape == (0, 26, 4)
     # Through a replay file, and a file written before the targets existed loads as uncounted.
     buffer = ReplayBuffer(tmp_path, window=100, num_features=4)
     buffer.add(1, [counted], {})

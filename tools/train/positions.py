@@ -82,7 +82,8 @@ class PositionBatch:
         elif ownership.shape != (t, n - 1) or score.shape != (t,):
             raise ValueError(f"ownership {ownership.shape} and score {score.shape} do not fit "
                              f"{t} positions of {width}x{height}")
-        return cls(width, height, f, np.packbits(binary.reshape(t, -1), axis=1),
+        # A game may record no position at all (every move a fast search): reshape by size.
+        return cls(width, height, f, np.packbits(binary.reshape(t, (n - 1) * f), axis=1),
                    np.ascontiguousarray(x[:, -1], dtype=np.float32),
                    policy.astype(np.float16), value.astype(np.int8), ownership.astype(np.int8),
                    score.astype(np.float32), np.full(t, counted))
