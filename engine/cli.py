@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "train": ("saz.tools.train.run", "AlphaZero self-play training on small boards"),
     "match": ("saz.tools.match.match", "engine-vs-engine matches with Elo and SPRT"),
     "card": ("saz.tools.match.strength", "a model card's strength table; record matches in it"),
+    "scoring": ("saz.tools.match.scoring", "final_score against GNU Go's over Go game records"),
 }
 
 
