@@ -8,7 +8,8 @@ programs with GTP's `loadsgf`, and both are asked `final_score`. GNU Go takes de
 board by its own life-and-death reading; saz by its network's ownership (`final_status_list
 dead`); a count that ignored dead stones would disagree on every game where one side's group died
 on the board. The table says, per record, both scores and whether they name the same winner and
-the same margin; `--csv` keeps it. Agreement is the share of records with the same winner (the
+the same margin; `--csv` keeps it, and `--referee-csv` reuses the referee's counts of an earlier
+table (GNU Go spends minutes on a messy 19x19 board; its count of a record never changes). Agreement is the share of records with the same winner (the
 result a referee must get right); the exact margin is reported beside it.
 """
 from __future__ import annotations
@@ -91,20 +92,45 @@ def count(program: GtpClient, record: Path) -> float:
     return parse_score(program.command("final_score", timeout=TIMEOUT))
 
 
-def compare(engine: Sequence[str], referee: Sequence[str],
-            records: Sequence[Path]) -> tuple[list[Count], list[Path]]:
-    """Count every record with both programs; returns the counts and the records one of them
-    could not count (in time), after which both are started afresh."""
+class _Known:
+    """Stands in for the referee where an earlier table has its counts."""
+
+    def __init__(self, scores: dict[str, float]) -> None:
+        self.scores = scores
+
+    def count(self, record: Path) -> float:
+        return self.scores[str(record)]
+
+    def kill(self) -> None:
+        pass
+
+    close = kill
+
+
+def known_counts(table: Path) -> dict[str, float]:
+    """The referee's counts in a CSV written by `--csv`, by record path."""
+    with table.open(newline="", encoding="utf-8") as f:
+        return {row["record"]: float(row["referee"]) for row in csv.DictReader(f)}
+
+
+def compare(engine: Sequence[str], referee: Sequence[str], records: Sequence[Path],
+            known: dict[str, float] | None = None) -> tuple[list[Count], list[Path]]:
+    """Count every record with both programs (the referee's counts taken from `known` where it
+    has them); returns the counts and the records one of them could not count (in time), after
+    which both are started afresh."""
     counts: list[Count] = []
     failed: list[Path] = []
     programs = None
     try:
         for record in records:
             if programs is None:
-                programs = GtpClient(list(engine)), GtpClient(list(referee))
+                programs = (GtpClient(list(engine)),
+                            _Known(known) if known is not None else GtpClient(list(referee)))
             ours, theirs = programs
             try:
-                counts.append(Count(record, count(ours, record), count(theirs, record),
+                theirs_count = (theirs.count(record) if isinstance(theirs, _Known)
+                                else count(theirs, record))
+                counts.append(Count(record, count(ours, record), theirs_count,
                                     how_it_ended(record)))
             except GtpClientError as exc:
                 print(f"{record}: not counted: {exc}", file=sys.stderr, flush=True)
@@ -146,6 +172,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--referee", default="gnugo --mode gtp --chinese-rules",
                         help="the referee's GTP command (default: GNU Go, Chinese rules)")
     parser.add_argument("--csv", type=Path, help="write one row per record here")
+    parser.add_argument("--referee-csv", type=Path, metavar="CSV",
+                        help="take the referee's counts from this earlier --csv table (when it "
+                             "has every record; else the referee counts them all)")
     args = parser.parse_args(argv)
     records = go_records(args.paths)
     if not records:
@@ -154,7 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         referee = shlex.split(args.referee)
         referee[0] = resolve_program(referee[0])  # Debian's gnugo lives in /usr/games
-        counts, failed = compare(shlex.split(args.engine), referee, records)
+        known = known_counts(args.referee_csv) if args.referee_csv else None
+        if known is not None and any(str(r) not in known for r in records):
+            known = None  # a record the table lacks: ask the referee for every one
+        counts, failed = compare(shlex.split(args.engine), referee, records, known)
     except (GtpClientError, ValueError, OSError) as exc:
         print(f"saz scoring: {exc}", file=sys.stderr)
         return 1
