@@ -137,7 +137,9 @@ class PbrainClient:
         self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
         self._eof = False
         threading.Thread(target=self._pump_stdout, name=f"{name}-stdout", daemon=True).start()
-        threading.Thread(target=self._pump_stderr, name=f"{name}-stderr", daemon=True).start()
+        self._stderr_pump = threading.Thread(target=self._pump_stderr, name=f"{name}-stderr",
+                                             daemon=True)
+        self._stderr_pump.start()
 
     @classmethod
     def spawn(cls, command: Sequence[str | os.PathLike[str]], *, cwd: str | None = None,
@@ -179,6 +181,10 @@ class PbrainClient:
             code = self.process.wait(timeout=END_GRACE)
         except subprocess.TimeoutExpired:
             code = None
+        else:
+            # The brain's last words may still be in the pipe: let the pump reach its end, but not
+            # wait on a child of the brain that still holds the pipe open.
+            self._stderr_pump.join(timeout=END_GRACE)
         return EngineExited(f"{self.name} {what}", code, self.stderr_tail)
 
     # -- talking -----------------------------------------------------------------------------------
