@@ -324,6 +324,44 @@ def test_wipe_out_ends_the_game() -> None:
     assert game.winner() == BLACK
 
 
+def test_a_wipeout_is_a_winning_move() -> None:
+    game = from_rows(["......", "......", "..OX..", "......", "......", "......"], to_move=BLACK)
+    assert game.winning_moves() == [pt(game, "b3")]
+    game.play(pt(game, "b3"))
+    assert game.is_over() and game.winner() == BLACK
+    # One white disc out of reach: no move wipes White out.
+    game = from_rows(["......", "......", "..OX..", "......", "......", "O....."], to_move=BLACK)
+    assert game.winning_moves() == []
+
+
+def sparse_diagram(width: int, height: int, rng: random.Random) -> str:
+    """One to three discs of the opponent among many of the side to move: wipeouts are common."""
+    cells = ["X" if rng.random() < 0.3 else "." for _ in range(width * height)]
+    for p in rng.sample(range(width * height), rng.choice((1, 1, 2, 3))):
+        cells[p] = "O"
+    return "\n".join("".join(cells[y * width:(y + 1) * width]) for y in range(height))
+
+
+@pytest.mark.parametrize("width, height", [(4, 4), (6, 6), (8, 8), (10, 6), (16, 16)])
+def test_winning_moves_are_exactly_the_wipeouts(width: int, height: int) -> None:
+    """Against brute force: every legal placement played, the opponent's discs counted."""
+    rng = random.Random(width * 31 + height)
+    found = 0
+    for _ in range(300):
+        game = Othello.from_diagram(sparse_diagram(width, height, rng), to_move=BLACK)
+        expected = []
+        for move in game.legal_moves().tolist():
+            if move == game.pass_move:
+                continue
+            game.play(move)
+            if game.disc_count()[1] == 0:
+                expected.append(move)
+            game.undo()
+        assert game.winning_moves() == expected
+        found += bool(expected)
+    assert found >= 10  # the set-ups do exercise the wipeouts
+
+
 # -- bad input ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("name, reason", [
     ("d4", "occupied"), ("a1", "flip nothing"), ("e3", "flip nothing"), (-1, "off the board"),

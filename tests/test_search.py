@@ -12,6 +12,7 @@ import pytest
 
 from saz.engine.games import new_game
 from saz.engine.games.base import Game
+from saz.engine.games.othello import Othello
 from saz.engine.graph import GraphLayout
 from saz.engine.search.mcts import (
     MCTS,
@@ -388,6 +389,39 @@ def test_a_move_proven_lost_is_not_visited_again() -> None:
     visits = sorted(m.visits for m in result.moves)
     assert len(visits) == len(game.legal_moves())
     assert visits[:-1] == [1] * (len(visits) - 1)
+
+
+def wiped_out_next(game: Othello, move: int) -> bool:
+    """Brute force: after `move`, some reply leaves the player of `move` without a disc."""
+    game.play(move)
+    try:
+        for reply in game.legal_moves().tolist():
+            game.play(reply)
+            wiped = min(game.disc_count()) == 0
+            game.undo()
+            if wiped:
+                return True
+        return False
+    finally:
+        game.undo()
+
+
+def test_othello_moves_that_let_the_opponent_wipe_out_are_avoided() -> None:
+    """Set-ups where some of Black's moves let White turn over every black disc next: whatever
+    the network says, the search settles those replies and plays a move that survives."""
+    rng = np.random.default_rng(3)
+    checked = 0
+    while checked < 5:
+        cells = rng.choice(list("XO....."), size=36)
+        game = Othello.from_diagram("\n".join("".join(cells[r * 6:r * 6 + 6]) for r in range(6)))
+        if game.is_over() or game.winning_moves():
+            continue
+        losing = {move for move in game.legal_moves().tolist() if wiped_out_next(game, move)}
+        if not losing or len(losing) == len(game.legal_moves()):
+            continue
+        result = MCTS(FakeNet(checked)).search(game, SearchLimits(visits=200))
+        assert result.best_move not in losing
+        checked += 1
 
 
 def test_forced_playouts_give_every_visited_root_move_its_minimum() -> None:

@@ -177,6 +177,19 @@ class OthelloPosition final : public Position {
     return mine > theirs ? to_move_ : -to_move_;
   }
 
+  void winning_moves(Moves& out) const override {
+    // A placement that turns over every opponent disc ends the game with the opponent wiped out.
+    // On a large open board a network trained on small ones walks into these; knowing them
+    // settles such a position in the tree. Only when every opponent disc is exposed (one flood
+    // per axis) are the placements tried one by one.
+    out.clear();
+    if (!opp_.any() || exposed(own_, opp_) != opp_) return;
+    update_legal();
+    legal_.for_each([&](int p) {
+      if (flips_of(p) == opp_) out.push_back(p);
+    });
+  }
+
   void encode(float* out) const override {
     // own / opponent / empty / legal / own_unsafe / opponent_unsafe per point from the side to
     // move's view; the extra row has `legal` for a forced pass and `extra` = 1.

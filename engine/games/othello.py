@@ -62,8 +62,9 @@ class Othello(Game):
     from 4 to 26 is admitted. Beyond the `Game` interface: `from_diagram()` to set up a position,
     `disc_count()`, `flips(move)` (what a move would turn over: greedy players, GUIs),
     `unsafe_discs()` (what either side could turn over next) and `bitboards()`. The search's
-    `winning_moves()` keeps the interface's default (none known): telling a move that ends the
-    game needs both sides' move generation for every child.
+    `winning_moves()` are the wipeouts, placements that turn over every opponent disc: a network
+    trained on small boards walks into them on large open ones. Other game-ending moves are not
+    told apart: that needs both sides' move generation for every child.
     """
 
     name: ClassVar[str] = "othello"
