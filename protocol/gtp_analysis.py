@@ -24,7 +24,7 @@ refused rather than answered with made-up numbers.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from saz.engine.games.base import Game
@@ -154,10 +154,27 @@ InfoFormat = Callable[[SearchResult, Vertices, "int | None", "Estimate | None"],
 def lz_info(result: SearchResult, vertices: Vertices, max_moves: int | None,
             estimate: Estimate | None = None) -> str:
     """One snapshot in Leela Zero's format (empty when no move has a visit yet)."""
+    return _leela_lines(result, vertices, max_moves, {})
+
+
+def sabaki_info(result: SearchResult, vertices: Vertices, max_moves: int | None,
+                estimate: Estimate | None = None) -> str:
+    """One snapshot for Sabaki's own `analyze`: Leela Zero's fields (Sabaki reads the winrate
+    of any command not named kata-* as an integer per 10,000) and, where the network has a
+    score head, KataGo's `scoreLead`, which Sabaki shows as the lead and plots."""
+    return _leela_lines(result, vertices, max_moves,
+                        estimate.score_leads if estimate is not None else {})
+
+
+def _leela_lines(result: SearchResult, vertices: Vertices, max_moves: int | None,
+                 leads: Mapping[int, float]) -> str:
+    """Leela Zero's info lines, with `scoreLead` before the PV for the moves in `leads`."""
     return " ".join(
         f"info move {vertices.format(m.move)} visits {m.visits} "
         f"winrate {_per_10000(_winrate(m.value))} prior {_per_10000(m.prior)} "
-        f"lcb {_per_10000(_winrate(m.lcb))} order {order} pv {_pv(m, vertices)}"
+        f"lcb {_per_10000(_winrate(m.lcb))} order {order} "
+        + (f"scoreLead {leads[m.move]:.6g} " if m.move in leads else "")
+        + f"pv {_pv(m, vertices)}"
         for order, m in enumerate(_shown(result, max_moves)))
 
 

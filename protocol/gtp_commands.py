@@ -58,6 +58,7 @@ from saz.protocol.gtp_analysis import (
     kata_info,
     lz_info,
     parse_analysis,
+    sabaki_info,
 )
 from saz.protocol.sgf import SgfError, SgfGame, parse_sgf
 from saz.protocol.sgf_writer import SgfInfo, format_sgf, sgf_result
@@ -183,10 +184,10 @@ class GtpEngine:
             "kata-analyze": self.kata_analyze,
             "lz-genmove_analyze": self.lz_genmove_analyze,
             "kata-genmove_analyze": self.kata_genmove_analyze,
-            # Sabaki's own names (docs/guides/engine-analysis-integration.md), in Leela's format:
-            # it has no score fields, which Sabaki would show as a lead of 0 points.
-            "analyze": self.lz_analyze,
-            "genmove_analyze": self.lz_genmove_analyze,
+            # Sabaki's own names (docs/guides/engine-analysis-integration.md), which Sabaki
+            # prefers to the others: Leela's format with KataGo's scoreLead (sabaki_info).
+            "analyze": self.sabaki_analyze,
+            "genmove_analyze": self.sabaki_genmove_analyze,
             "stop": self.stop,
             "gogui-analyze_commands": self.gogui_analyze_commands,
             "gogui-interrupt": self.gogui_interrupt,
@@ -743,23 +744,30 @@ class GtpEngine:
 
     # -- analysis ---------------------------------------------------------------------------------
     def lz_analyze(self, args: tuple[str, ...]) -> Streamed:
-        return self._analyze(args, lz_info, kata=False)
+        return self._analyze(args, lz_info, kata=False, scores=False)
 
     def kata_analyze(self, args: tuple[str, ...]) -> Streamed:
-        return self._analyze(args, kata_info, kata=True)
+        return self._analyze(args, kata_info, kata=True, scores=True)
+
+    def sabaki_analyze(self, args: tuple[str, ...]) -> Streamed:
+        return self._analyze(args, sabaki_info, kata=False, scores=True)
 
     def lz_genmove_analyze(self, args: tuple[str, ...]) -> Streamed:
-        return self._genmove_analyze(args, lz_info, kata=False)
+        return self._genmove_analyze(args, lz_info, kata=False, scores=False)
 
     def kata_genmove_analyze(self, args: tuple[str, ...]) -> Streamed:
-        return self._genmove_analyze(args, kata_info, kata=True)
+        return self._genmove_analyze(args, kata_info, kata=True, scores=True)
+
+    def sabaki_genmove_analyze(self, args: tuple[str, ...]) -> Streamed:
+        return self._genmove_analyze(args, sabaki_info, kata=False, scores=True)
 
     def stop(self, args: tuple[str, ...]) -> str:
         """KataGo's `stop`: a running analysis or ponder has already stopped (every command
         stops it); nothing more to do."""
         return ""
 
-    def _analyze(self, args: tuple[str, ...], info: InfoFormat, *, kata: bool) -> Streamed:
+    def _analyze(self, args: tuple[str, ...], info: InfoFormat, *, kata: bool,
+                 scores: bool) -> Streamed:
         vertices = self.vertices
         try:
             request = parse_analysis(args, vertices, kata=kata)
@@ -772,7 +780,7 @@ class GtpEngine:
         allowed = request.root_moves(position)
         if allowed is not None and not allowed:
             raise GtpError("allow/avoid leave no legal move to analyse")
-        estimate = self._estimates(request, position, kata=kata)
+        estimate = self._estimates(request, position, scores=scores)
 
         def start(emit: Emit) -> None:
             snapshot = _info_writer(info, vertices, request.max_moves, emit, estimate)
@@ -783,8 +791,8 @@ class GtpEngine:
 
         return Streamed(start, finish=self.halt)
 
-    def _genmove_analyze(self, args: tuple[str, ...], info: InfoFormat, *,
-                         kata: bool) -> Streamed:
+    def _genmove_analyze(self, args: tuple[str, ...], info: InfoFormat, *, kata: bool,
+                         scores: bool) -> Streamed:
         vertices = self.vertices
         try:
             request = parse_analysis(args, vertices, kata=kata)
@@ -797,7 +805,8 @@ class GtpEngine:
             position: Game | None = self.engine.position(color).copy()
         except GameError:
             position = None  # nothing to search: _generate answers a pass
-        estimate = None if position is None else self._estimates(request, position, kata=kata)
+        estimate = None if position is None else self._estimates(request, position,
+                                                                 scores=scores)
 
         def start(emit: Emit) -> str:
             snapshot = _info_writer(info, vertices, request.max_moves, emit, estimate)
@@ -807,11 +816,11 @@ class GtpEngine:
         return Streamed(start)
 
     def _estimates(self, request: AnalysisRequest, position: Game, *,
-                   kata: bool) -> Callable[[SearchResult], Estimate | None] | None:
+                   scores: bool) -> Callable[[SearchResult], Estimate | None] | None:
         """What reads the score and ownership of each snapshot of a search of `position`: for
-        kata-analyze with a network that has the heads (GtpError when `ownership true` asks for
-        a head the network lacks); None otherwise."""
-        if not kata:
+        a format that shows `scores`, with a network that has the heads (GtpError when
+        `ownership true` asks for a head the network lacks); None otherwise."""
+        if not scores:
             return None
         try:
             estimator = self.engine.estimator()

@@ -22,7 +22,7 @@ from saz.engine.games.othello import Othello
 from saz.engine.graph import GraphLayout
 from saz.engine.search.mcts import MCTS, MoveInfo
 from saz.engine.search.ownership import Estimate, OwnershipEstimator
-from saz.protocol.gtp_analysis import kata_info, lz_info, parse_analysis
+from saz.protocol.gtp_analysis import kata_info, lz_info, parse_analysis, sabaki_info
 from saz.protocol.gtp_client import GtpClient
 from saz.protocol.gtp_commands import Command, GtpEngine, GtpError
 from saz.protocol.vertex import GoVertices, GtpValueError
@@ -174,6 +174,22 @@ def test_kata_info_prints_score_leads_and_ownership_after_the_moves() -> None:
     assert "scoreLead 0 " in kata_info(result, vertices, None, None)
 
 
+def test_sabakis_analyze_is_leelas_format_with_the_score_lead() -> None:
+    """Sabaki picks `analyze` before kata-analyze and reads its winrate as an integer: the
+    lines keep Leela's fields and gain scoreLead (before the PV, which runs to the line's end)
+    only where the network has a score head."""
+    vertices = GoVertices(9, 9)
+    game = Go.from_diagram(CORNERS)
+    info = MoveInfo(game.point(4, 4), 7, 0.2, 0.3, 0.1, (game.point(4, 4), game.point(5, 5)))
+    from saz.engine.search.mcts import SearchResult, SearchStats
+
+    result = SearchResult(info.move, 0.2, 7, (info,), SearchStats(), num_nodes=82)
+    line = sabaki_info(result, vertices, None, Estimate(None, {info.move: -3.25}, 1.0))
+    assert line == ("info move E5 visits 7 winrate 6000 prior 3000 lcb 5500 order 0 "
+                    "scoreLead -3.25 pv E5 F4")
+    assert sabaki_info(result, vertices, None, None) == lz_info(result, vertices, None)
+
+
 def test_ownership_true_and_false_parse_and_anything_else_is_refused() -> None:
     vertices = GoVertices(9, 9)
     assert parse_analysis(["b", "50", "ownership", "true"], vertices, kata=True).ownership
@@ -205,6 +221,15 @@ def _kata_snapshot(commands: GtpEngine, line: str, snapshots: int = 2) -> list[s
     assert enough.wait(30)
     streamed.finish()
     return lines
+
+
+def test_analyze_streams_score_leads_from_the_heads() -> None:
+    commands = GtpEngine(stone_engine())
+    _run(commands, "boardsize 9")
+    _run(commands, "play b A9")
+    lines = _kata_snapshot(commands, "analyze w 10")
+    assert all(re.search(r"winrate \d+ .* scoreLead -?[\d.]+ pv ", line) for line in lines)
+    assert "ownership" not in lines[-1]
 
 
 def test_kata_analyze_ownership_follows_katago_order_on_an_owned_corner() -> None:
