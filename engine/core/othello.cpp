@@ -14,6 +14,9 @@
 // bottom-right). A move places a disc that flips at least one line of opponent discs. A side that
 // cannot place a disc passes, and only then; the game ends when neither side can, and the side
 // with more discs wins.
+//
+// The endgame solver (`solve`, at the end of the class) searches the same bitboards exactly:
+// negamax with alpha-beta, a transposition table, and moves ordered so that cut-offs come early.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
@@ -54,6 +57,55 @@ Keys make_keys() {
   return k;
 }
 const Keys kKeys = make_keys();
+
+// What earlier solves proved about positions: bounds on the final margin and the best move,
+// by Zobrist hash. Bounded (one slot per index) and kept per thread across solves, so a solve
+// of the next move, or of a sibling in the search tree, starts from what the last one proved.
+// A slot is kept for the position with more empty points (more work to redo), unless its
+// entry dates from an earlier solve.
+class SolveTable {
+ public:
+  struct Entry {
+    uint64_t key = 0;
+    int16_t lower = 0, upper = 0;  // the margin lies in [lower, upper]
+    int16_t move = -1;
+    uint8_t empties = 0;
+    uint8_t age = 0;
+  };
+
+  // This thread's table (16 MiB), made on its first solve.
+  static SolveTable& local() {
+    thread_local SolveTable table(1 << 20);
+    return table;
+  }
+  void new_solve() { ++age_; }
+  // Forget everything (benchmarks time solves from an empty table).
+  void clear() { std::fill(slots_.begin(), slots_.end(), Entry{}); }
+
+  const Entry* probe(uint64_t key) const {
+    const Entry& e = slots_[key & mask_];
+    return e.key == key ? &e : nullptr;
+  }
+  // Record that the margin is at least `lower` and at most `upper` (intersected with what the
+  // slot already knows of the same position).
+  void store(uint64_t key, int empties, int lower, int upper, int move) {
+    Entry& e = slots_[key & mask_];
+    if (e.key == key) {
+      lower = std::max<int>(lower, e.lower);
+      upper = std::min<int>(upper, e.upper);
+    } else if (e.age == age_ && e.empties > empties) {
+      return;
+    }
+    e = Entry{key, int16_t(lower), int16_t(upper), int16_t(move), uint8_t(std::min(empties, 255)),
+              age_};
+  }
+
+ private:
+  explicit SolveTable(size_t entries) : slots_(entries), mask_(entries - 1) {}
+  std::vector<Entry> slots_;
+  uint64_t mask_;
+  uint8_t age_ = 0;
+};
 
 template <int W>
 class OthelloPosition final : public Position {
@@ -232,6 +284,50 @@ class OthelloPosition final : public Position {
             std::vector<uint64_t>(b.w.begin(), b.w.end())};
   }
 
+  // -- the endgame solver ------------------------------------------------------------------------
+  Solution solve(int64_t max_nodes, bool exact) const override {
+    Solution out;
+    out.status = Solution::SOLVED;
+    if (is_over()) {
+      out.value = own_.count() - opp_.count();
+      out.nodes = 1;
+      return out;
+    }
+    SolveTable& table = SolveTable::local();
+    table.new_solve();
+    Solver solver(*this, table, max_nodes);
+    try {
+      if (!exact) {
+        // Win/draw/loss: the window (-1, 1) tells the margin's sign and nothing more.
+        solver.root(own_, opp_, hash_, to_move_, -1, 1, out);
+        out.value = (out.value > 0) - (out.value < 0);
+      } else {
+        // The exact margin by bisection with null windows, each asking "at least t?": a null
+        // window cuts off far more than one wide window, and each probe starts from the bounds
+        // the table kept from the last. `lo` and `hi` bracket the margin; a probe that fails
+        // high proves its move reaches `lo`.
+        int lo = -num_points(), hi = num_points();
+        for (int t = 1; lo < hi; t = lo + (hi - lo + 1) / 2) {
+          Solution probe;
+          solver.root(own_, opp_, hash_, to_move_, t - 1, t, probe);
+          if (probe.value >= t) {
+            lo = probe.value;
+            out.move = probe.move;
+          } else {
+            hi = probe.value;
+          }
+        }
+        out.value = lo;
+      }
+    } catch (const typename Solver::OutOfNodes&) {
+      out.status = Solution::UNKNOWN;
+      out.move = -1;
+      out.value = 0;
+    }
+    out.nodes = solver.nodes();
+    return out;
+  }
+
  private:
   struct Record {
     BB own, opp;
@@ -286,7 +382,8 @@ class OthelloPosition final : public Position {
 
   // What a disc of the side to move on the empty point `move` turns over: per direction, a walk
   // through opponent discs (no further than the board's edge) that ends on an own disc.
-  BB flips_of(int move) const {
+  BB flips_of(int move) const { return flips_of(own_, opp_, move); }
+  BB flips_of(const BB& own, const BB& opp, int move) const {
     const Geometry& g = *geo_;
     const uint8_t* reach = g.reach[move];
     BB out;
@@ -295,11 +392,11 @@ class OthelloPosition final : public Position {
       const int step = g.delta[d], last = reach[d];
       if (last < 2) continue;
       int k = 1, q = move + step;
-      while (k < last && opp_.test(q)) {
+      while (k < last && opp.test(q)) {
         ++k;
         q += step;
       }
-      if (k > 1 && own_.test(q))
+      if (k > 1 && own.test(q))
         for (int r = move + step; r != q; r += step) out.set(r);
     }
     return out;
@@ -319,6 +416,8 @@ class OthelloPosition final : public Position {
         const int x = p % width, y = p / width;
         full.set(p);
         if (x != 0 && x != width - 1) inner.set(p);
+        if ((x == 0 || x == width - 1) && (y == 0 || y == height - 1)) corners.set(p);
+        quadrants[2 * (y >= height / 2) + (x >= width / 2)].set(p);
         const int right = width - 1 - x, left = x, down = height - 1 - y, up = y;
         const int r[8] = {right, left, down, up, std::min(right, down), std::min(left, up),
                           std::min(right, up), std::min(left, down)};
@@ -328,9 +427,208 @@ class OthelloPosition final : public Position {
       delta = {1, -1, width, -width, width + 1, -width - 1, 1 - width, width - 1};
     }
     BB full, inner;               // every point; the points off the first and last column
+    BB corners;
+    std::array<BB, 4> quadrants;  // the board's quarters: the endgame's parity regions
     std::array<int, 4> steps{};   // shifts along a row, a column and the two diagonals
     std::array<int, 8> delta{};   // the eight directions as point offsets
     uint8_t reach[kMaxPoints][8]; // steps from a point to the board's edge per direction
+  };
+
+  // Exact negamax over (own, opp) bitboards; values are final margins from the side to move's
+  // view, discs only (empty points count for nobody), as `winner()` counts them.
+  //
+  // Near the end (fewer than kOrderedEmpties empty points) a node is cheap and there are many:
+  // moves go in a fixed order (an odd quadrant first, then corners), with no table. Above it a
+  // node is worth more work: the table's bounds and best move, then the other moves ordered
+  // fastest-first, by how few replies they leave the opponent (corner replies counting double),
+  // searched with principal-variation null windows.
+  class Solver {
+   public:
+    struct OutOfNodes {};
+    static constexpr int kOrderedEmpties = 7;
+
+    Solver(const OthelloPosition& pos, SolveTable& table, int64_t max_nodes)
+        : pos_(pos), g_(*pos.geo_), table_(table), max_nodes_(max_nodes),
+          size_key_(zobrist_key(kZobristTag ^ 0x50, uint64_t(pos.width() * 64 + pos.height()))) {}
+
+    int64_t nodes() const { return nodes_; }
+
+    // The best move and the value of the root within (alpha, beta), into `out`.
+    void root(const BB& own, const BB& opp, uint64_t hash, int color, int alpha, int beta,
+              Solution& out) {
+      count_node();
+      const int empties = (g_.full ^ (own | opp)).count();
+      const BB moves = pos_.mobility(own, opp);
+      if (!moves.any()) {  // a forced pass (the game is not over: the caller checked)
+        out.move = pos_.pass_move();
+        out.value = -search(opp, own, -beta, -alpha, empties, hash ^ kKeys.side, -color, true);
+        return;
+      }
+      const size_t first = order(own, opp, moves, -1);
+      int best = -kInfinity;
+      for (size_t i = first; i < stack_.size(); ++i) {
+        const Candidate c = stack_[i];
+        const int v = child(own, opp, c, i == first, std::max(alpha, best), beta, empties, hash,
+                            color);
+        if (v > best) {
+          best = v;
+          out.move = c.move;
+          if (best >= beta) break;
+        }
+      }
+      stack_.resize(first);
+      out.value = best;
+    }
+
+   private:
+    static constexpr int kInfinity = 1 << 14;
+    struct Candidate {
+      BB flips;
+      int move;
+      int cost;  // the opponent's replies after the move: lower is searched first
+    };
+
+    void count_node() {
+      if (++nodes_ > max_nodes_) throw OutOfNodes{};
+    }
+
+    // The value of playing `c` from a node with `empties` empty points: a full window for the
+    // first move, else a null window that proves the move no better than `alpha`, re-searched
+    // with the full window only when it is.
+    int child(const BB& own, const BB& opp, const Candidate& c, bool first, int alpha, int beta,
+              int empties, uint64_t hash, int color) {
+      const BB next_own = opp ^ c.flips, next_opp = own | c.flips | BB::single(c.move);
+      uint64_t h = 0;
+      if (empties - 1 >= kOrderedEmpties) {  // only the table needs the hash
+        h = hash ^ kKeys.side ^ key(color, c.move);
+        c.flips.for_each([&](int p) { h ^= kKeys.flip[p]; });
+      }
+      if (first)
+        return -search(next_own, next_opp, -beta, -alpha, empties - 1, h, -color, false);
+      int v = -search(next_own, next_opp, -alpha - 1, -alpha, empties - 1, h, -color, false);
+      if (v > alpha && v < beta)
+        v = -search(next_own, next_opp, -beta, -v, empties - 1, h, -color, false);
+      return v;
+    }
+
+    // Push `moves` onto the candidate stack, cheapest first (`hint` before all), and return
+    // where they start.
+    size_t order(const BB& own, const BB& opp, BB moves, int hint) {
+      const size_t first = stack_.size();
+      for (BB m = moves; m.any();) {
+        const int p = m.lowest();
+        m.reset(p);
+        const BB flips = pos_.flips_of(own, opp, p);
+        const BB replies = pos_.mobility(opp ^ flips, own | flips | BB::single(p));
+        const int cost = p == hint ? -1 : 2 * replies.count() + 2 * (replies & g_.corners).count()
+                                              - (g_.corners.test(p) ? 1 : 0);
+        // Insertion into the sorted tail: a node has few moves.
+        stack_.push_back(Candidate{flips, p, cost});
+        for (size_t i = stack_.size() - 1; i > first && stack_[i - 1].cost > cost; --i)
+          std::swap(stack_[i - 1], stack_[i]);
+      }
+      return first;
+    }
+
+    int search(const BB& own, const BB& opp, int alpha, int beta, int empties, uint64_t hash,
+               int color, bool passed) {
+      if (empties < kOrderedEmpties) return shallow(own, opp, alpha, beta, empties, passed);
+      count_node();
+      const uint64_t key = hash ^ size_key_;
+      int hint = -1;
+      if (const SolveTable::Entry* e = table_.probe(key)) {
+        if (e->lower >= beta) return e->lower;
+        if (e->upper <= alpha) return e->upper;
+        if (e->lower == e->upper) return e->lower;
+        alpha = std::max<int>(alpha, e->lower);
+        beta = std::min<int>(beta, e->upper);
+        hint = e->move;
+      }
+      const BB moves = pos_.mobility(own, opp);
+      if (!moves.any()) {
+        if (passed) return own.count() - opp.count();  // neither side can place: the end
+        return -search(opp, own, -beta, -alpha, empties, hash ^ kKeys.side, -color, true);
+      }
+      const int alpha0 = alpha;
+      const size_t first = order(own, opp, moves, hint);
+      int best = -kInfinity, best_move = -1;
+      for (size_t i = first; i < stack_.size(); ++i) {
+        const Candidate c = stack_[i];
+        const int v = child(own, opp, c, i == first, std::max(alpha, best), beta, empties, hash,
+                            color);
+        if (v > best) {
+          best = v;
+          best_move = c.move;
+          if (best >= beta) break;
+        }
+      }
+      stack_.resize(first);
+      // Fail-soft: below the window `best` is an upper bound, above it a lower bound.
+      table_.store(key, empties, best > alpha0 ? best : -kInfinity,
+                   best < beta ? best : kInfinity, best_move);
+      return best;
+    }
+
+    // A node near the end: no table, no hash, moves in parity order.
+    int shallow(const BB& own, const BB& opp, int alpha, int beta, int empties, bool passed) {
+      const BB empty = g_.full ^ (own | opp);
+      if (empties == 1) return last(own, opp, empty.lowest());
+      count_node();
+      const BB moves = pos_.mobility(own, opp);
+      if (!moves.any()) {
+        if (passed) return own.count() - opp.count();
+        return -shallow(opp, own, -beta, -alpha, empties, true);
+      }
+      // Parity: in a region with an odd number of empty points the side that moves there first
+      // usually also moves there last. So: odd regions first, and corners first within each.
+      BB odd;
+      for (const BB& q : g_.quadrants)
+        if ((empty & q).count() & 1) odd |= q;
+      const BB odd_moves = moves & odd, even_moves = moves.minus(odd);
+      const BB groups[4] = {odd_moves & g_.corners, odd_moves.minus(g_.corners),
+                            even_moves & g_.corners, even_moves.minus(g_.corners)};
+      int best = -kInfinity;
+      for (const BB& group : groups) {
+        for (BB m = group; m.any();) {
+          const int p = m.lowest();
+          m.reset(p);
+          const BB flips = pos_.flips_of(own, opp, p);
+          const int v = -shallow(opp ^ flips, own | flips | BB::single(p), -beta,
+                                 -std::max(alpha, best), empties - 1, false);
+          if (v > best) {
+            best = v;
+            if (best >= beta) return best;
+          }
+        }
+      }
+      return best;
+    }
+
+    // The last empty point `p`: the side to move fills it if it can, else the opponent if it
+    // can, else it stays empty; then the count.
+    int last(const BB& own, const BB& opp, int p) {
+      count_node();
+      const int mine = own.count(), theirs = opp.count();
+      BB flips = pos_.flips_of(own, opp, p);
+      if (flips.any()) {
+        const int f = flips.count();
+        return (mine + f + 1) - (theirs - f);
+      }
+      flips = pos_.flips_of(opp, own, p);
+      if (flips.any()) {
+        const int f = flips.count();
+        return (mine - f) - (theirs + f + 1);
+      }
+      return mine - theirs;
+    }
+
+    const OthelloPosition& pos_;
+    const Geometry& g_;
+    SolveTable& table_;
+    const int64_t max_nodes_;
+    const uint64_t size_key_;  // the board size, mixed into table keys: sizes share the table
+    int64_t nodes_ = 0;
+    std::vector<Candidate> stack_;  // the candidates of every node on the current line
   };
 
   std::shared_ptr<const Geometry> geo_;
@@ -395,6 +693,9 @@ void bind_othello(nb::module_& m) {
         nb::arg("white"), nb::arg("to_move"),
         "An Othello position with these discs (point lists) and side to move; its class holds "
         "the fewest 64-bit words that cover the board.");
+  m.def("clear_solve_table", [] { SolveTable::local().clear(); },
+        "Empty this thread's endgame table, which solves otherwise keep and reuse: for timing a "
+        "solve from scratch.");
 }
 
 }  // namespace saz
