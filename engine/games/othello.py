@@ -65,6 +65,11 @@ class Othello(Game):
     `winning_moves()` are the wipeouts, placements that turn over every opponent disc: a network
     trained on small boards walks into them on large open ones. Other game-ending moves are not
     told apart: that needs both sides' move generation for every child.
+
+    `solve()` plays the endgame perfectly: an exact alpha-beta search over the bitboards in the
+    core, with a transposition table and fastest-first move ordering. On 8x8 it solves about 18
+    empty points in a second (docs/BENCHMARKS.md); the margin counts discs only, as `score()`
+    and `winner()` do.
     """
 
     name: ClassVar[str] = "othello"
