@@ -289,7 +289,8 @@ class OthelloPosition final : public Position {
     Solution out;
     out.status = Solution::SOLVED;
     if (is_over()) {
-      out.value = own_.count() - opp_.count();
+      const int margin = own_.count() - opp_.count();
+      out.value = exact ? margin : (margin > 0) - (margin < 0);
       out.nodes = 1;
       return out;
     }
@@ -304,9 +305,10 @@ class OthelloPosition final : public Position {
       } else {
         // The exact margin by bisection with null windows, each asking "at least t?": a null
         // window cuts off far more than one wide window, and each probe starts from the bounds
-        // the table kept from the last. `lo` and `hi` bracket the margin; a probe that fails
-        // high proves its move reaches `lo`.
-        int lo = -num_points(), hi = num_points();
+        // the table kept from the last. The margin lies in [lo, hi]; `lo` starts below any
+        // margin, and only a probe that fails high raises it, to a value its move is proved to
+        // reach, so the loop ends with that move.
+        int lo = -num_points() - 1, hi = num_points();
         for (int t = 1; lo < hi; t = lo + (hi - lo + 1) / 2) {
           Solution probe;
           solver.root(own_, opp_, hash_, to_move_, t - 1, t, probe);
