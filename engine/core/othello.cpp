@@ -303,13 +303,18 @@ class OthelloPosition final : public Position {
         solver.root(own_, opp_, hash_, to_move_, -1, 1, out);
         out.value = (out.value > 0) - (out.value < 0);
       } else {
-        // The exact margin by bisection with null windows, each asking "at least t?": a null
-        // window cuts off far more than one wide window, and each probe starts from the bounds
-        // the table kept from the last. The margin lies in [lo, hi]; `lo` starts below any
-        // margin, and only a probe that fails high raises it, to a value its move is proved to
-        // reach, so the loop ends with that move.
-        int lo = -num_points() - 1, hi = num_points();
-        for (int t = 1; lo < hi; t = lo + (hi - lo + 1) / 2) {
+        // The exact margin by null-window probes, each asking "at least t?": a null window
+        // cuts off far more than a wide one, and each probe starts from the bounds the table
+        // kept from the last. The margin lies in [lo, hi]; `lo` starts below any margin, and
+        // only a probe that fails high raises it, to a value its move is proved to reach, so
+        // the loop ends with that move. The first probe asks for a win; then the probes walk
+        // from the side it proved in steps of 2, and bisect once both sides are bounded. A
+        // probe past the margin costs about a whole proof and one short of it little, so few
+        // should overshoot: walking took 15-30% fewer nodes than bisecting at 18-20 empty
+        // points on 8x8.
+        const int below = -num_points() - 1, above = num_points();
+        int lo = below, hi = above;
+        for (int t = 1; lo < hi;) {
           Solution probe;
           solver.root(own_, opp_, hash_, to_move_, t - 1, t, probe);
           if (probe.value >= t) {
@@ -318,6 +323,12 @@ class OthelloPosition final : public Position {
           } else {
             hi = probe.value;
           }
+          if (hi == above)
+            t = std::min(lo + 2, hi);
+          else if (lo == below)
+            t = std::max(hi - 1, lo + 1);
+          else
+            t = lo + (hi - lo + 1) / 2;
         }
         out.value = lo;
       }
