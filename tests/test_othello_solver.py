@@ -13,12 +13,15 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from saz.engine import _core
 from saz.engine.games import BLACK, WHITE, new_game
 from saz.engine.games.base import Solution
 from saz.engine.games.othello import Othello
+from saz.engine.search.mcts import MCTS, SearchLimits
+from saz.engine.search.options import SearchOptions
 from saz.engine.solve import main as solve_main
 
 
@@ -295,3 +298,61 @@ def test_cli_budget(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run_cli(["--game", "othello", "--moves", "f5 d6", "--max-nodes", "100"],
                                capsys)
     assert status == 1 and out == "" and "not solved within 100 nodes" in err
+
+
+# -- the solver in the search ---------------------------------------------------------------------
+class UniformNet:
+    """A stand-in network: uniform priors and a value of 0, and a count of its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def run(self, x: np.ndarray, layout: object, mask: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+        self.calls += 1
+        b, n = x.shape[0], x.shape[1]
+        return np.full((b, n), -np.log(n), np.float32), np.zeros(b, np.float32)
+
+
+def test_tree_settles_leaves_near_the_end() -> None:
+    game = by_play(8, 8, 9, random.Random(21))
+    assert not game.is_over() and empties(game) == 9
+    values = child_values(game)
+    options = _core.TreeOptions()
+    options.solve_empties = 8  # the root's children, not the root
+    tree = _core.Tree(options)
+    tree.reset(game._core)
+    x = np.zeros((64, game.num_nodes, game.num_features()), np.float32)
+    leaves, settled, _ = tree.collect(64, 64, x)
+    assert (leaves, settled) == (1, 0)  # the root waits for the network
+    n = game.num_nodes
+    tree.absorb(np.full((1, n), -np.log(n), np.float32), np.zeros(1, np.float32))
+    for _ in range(20):
+        leaves, settled, _ = tree.collect(64, 64, x)
+        assert leaves == 0  # every leaf below the root is settled: the network is never asked
+    # Each root move's value is the proven result of that move, from the root's view.
+    for move, visits, value, _prior in tree.root_children():
+        assert value == pytest.approx(sign(values[move])), move
+    assert tree.validate() == ""
+    # Off by default: the same tree asks the network.
+    tree = _core.Tree(_core.TreeOptions())
+    tree.reset(game._core)
+    tree.collect(64, 64, x)
+    tree.absorb(np.full((1, n), -np.log(n), np.float32), np.zeros(1, np.float32))
+    assert tree.collect(64, 64, x)[0] > 0
+
+
+def test_search_plays_the_solved_move() -> None:
+    game = by_play(8, 8, 10, random.Random(23))
+    values = child_values(game)
+    truth = max(values.values())
+    net = UniformNet()
+    search = MCTS(net, SearchOptions(solve_empties=12))
+    result = search.search(game, SearchLimits(visits=50))
+    assert result.decided_by_rules and net.calls == 0
+    assert values[result.best_move] == truth and result.value == sign(truth)
+    # Beyond `solve_empties`, or off, the search runs as ever.
+    result = MCTS(UniformNet(), SearchOptions(solve_empties=9)).search(game, SearchLimits(visits=50))
+    assert not result.decided_by_rules
+    result = MCTS(UniformNet()).search(game, SearchLimits(visits=50))
+    assert not result.decided_by_rules

@@ -62,6 +62,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("to_move", &Position::to_move)
       .def_prop_ro("hash", &Position::hash)
       .def_prop_ro("ply", &Position::ply)
+      .def_prop_ro("num_empty", &Position::num_empty)
       .def("board",
            [](const Position& p) {
              auto* data = new int8_t[p.num_points()];

@@ -139,6 +139,7 @@ class OthelloPosition final : public Position {
   int to_move() const override { return to_move_; }
   uint64_t hash() const override { return hash_; }
   int ply() const override { return int(history_.size()); }
+  int num_empty() const override { return num_points() - own_.count() - opp_.count(); }
 
   void board(int8_t* out) const override {
     const int n = num_points();

@@ -123,6 +123,15 @@ class Position {
     return false;
   }
 
+  // Empty points on the board: how near the end a game that fills the board is (the search
+  // asks before it tries `solve`). Default: counted from `board`.
+  virtual int num_empty() const {
+    std::vector<int8_t> stones(num_points());
+    board(stones.data());
+    int empty = 0;
+    for (int8_t s : stones) empty += s == EMPTY;
+    return empty;
+  }
   // Perfect play from here by exhaustive search, within `max_nodes` positions searched: the
   // exact final margin, or with `exact` false only who wins (a null window around 0, faster).
   // Default: UNSUPPORTED, for games without a solver (only Othello's endgame has one).

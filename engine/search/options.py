@@ -69,6 +69,13 @@ class SearchOptions:
     #: Bytes the whole process may use (Gomocup's `INFO max_memory`); None: no limit. The tree's
     #: budget then shrinks to what the limit leaves (`MCTS.tree_budget`).
     memory_limit: int | None = None
+    #: Near the end of a game that has an exact solver (Othello): a new leaf with at most this
+    #: many empty points is solved (who wins, within `solve_nodes` positions) and settled at
+    #: +1 / 0 / -1 instead of asking the network; a root that near the end is solved exactly
+    #: (within `solve_root_nodes`) and its best move played as decided. 0: off.
+    solve_empties: int = 0
+    solve_nodes: int = 100_000
+    solve_root_nodes: int = 5_000_000
     subgraphs: SubgraphSampling = SubgraphSampling()
     #: Seed of the search's own random numbers (noise, subgraph windows); None: from the OS.
     seed: int | None = None
@@ -90,6 +97,10 @@ class SearchOptions:
             raise ValueError("memory_limit must be > 0 (None: no limit)")
         if self.max_tree_bytes <= 0:
             raise ValueError("max_tree_bytes must be > 0")
+        if self.solve_empties < 0:
+            raise ValueError("solve_empties must be >= 0 (0: off)")
+        if self.solve_nodes < 1 or self.solve_root_nodes < 1:
+            raise ValueError("solve_nodes and solve_root_nodes must be >= 1")
 
 
 # -- the front-ends' command line ------------------------------------------------------------------
