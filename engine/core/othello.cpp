@@ -438,6 +438,28 @@ class OthelloPosition final : public Position {
   BB flips_of(int move) const { return flips_of(own_, opp_, move); }
   BB flips_of(const BB& own, const BB& opp, int move) const {
     const Geometry& g = *geo_;
+    if constexpr (W == 1) {
+      // One word (boards up to 8x8), the solver's hot path: per direction, the first point of
+      // the ray that is not the opponent's ends the run; an own disc there flips the run. The
+      // ray ascends from the move in the directions that add to the index, so that point is
+      // the ray's lowest non-opponent bit, else its highest.
+      const uint64_t mine = own.w[0], theirs = opp.w[0];
+      uint64_t out = 0;
+      for (int d : {0, 2, 4, 7}) {  // +1, +width, +width+1, +width-1
+        const uint64_t ray = g.ray[d][move], stop = ray & ~theirs;
+        const uint64_t first = stop & (0 - stop);
+        if (first & mine) out |= ray & (first - 1);
+      }
+      for (int d : {1, 3, 5, 6}) {  // the opposite directions
+        const uint64_t ray = g.ray[d][move], stop = ray & ~theirs;
+        if (!stop) continue;
+        const uint64_t first = uint64_t(1) << (63 - __builtin_clzll(stop));
+        if (first & mine) out |= ray & ~(first | (first - 1));
+      }
+      BB r;
+      r.w[0] = out;
+      return r;
+    }
     const uint8_t* reach = g.reach[move];
     BB out;
     for (int d = 0; d < 8; ++d) {
@@ -484,9 +506,12 @@ class OthelloPosition final : public Position {
         const int r[8] = {right, left, down, up, std::min(right, down), std::min(left, up),
                           std::min(right, up), std::min(left, down)};
         for (int d = 0; d < 8; ++d) reach[p][d] = uint8_t(r[d]);
+        if (width * height <= 64)
+          for (int d = 0; d < 8; ++d)
+            for (int k = 1; k <= r[d]; ++k) ray[d][p] |= uint64_t(1) << (p + k * delta_of(d, width));
       }
       steps = {1, width, width + 1, width - 1};
-      delta = {1, -1, width, -width, width + 1, -width - 1, 1 - width, width - 1};
+      for (int d = 0; d < 8; ++d) delta[d] = delta_of(d, width);
     }
     BB full, inner;               // every point; the points off the first and last column
     BB corners;
@@ -495,6 +520,12 @@ class OthelloPosition final : public Position {
     std::array<int, 4> steps{};   // shifts along a row, a column and the two diagonals
     std::array<int, 8> delta{};   // the eight directions as point offsets
     uint8_t reach[kMaxPoints][8]; // steps from a point to the board's edge per direction
+    uint64_t ray[8][64] = {};     // one word: the points from a point to the edge per direction
+
+    static int delta_of(int d, int width) {
+      const int deltas[8] = {1, -1, width, -width, width + 1, -width - 1, 1 - width, width - 1};
+      return deltas[d];
+    }
   };
 
   // Exact negamax over (own, opp) bitboards; values are final margins from the side to move's
