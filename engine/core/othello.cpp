@@ -402,16 +402,30 @@ class OthelloPosition final : public Position {
   BB stable(const BB& discs, const BB& empty) const {
     const Geometry& g = *geo_;
     BB settled[4];  // per axis: the points where that axis cannot flip a disc of `discs` yet
-    for (int a = 0; a < 4; ++a) {
-      // The lines with an empty point: a flood from the empty points along the axis.
-      const int step = g.steps[a];
-      BB open = empty, grow = empty;
-      while (grow.any()) {
-        grow = (grow.minus(g.edge_ahead[a]).up(step) | grow.minus(g.edge_behind[a]).down(step))
-                   .minus(open);
-        open |= grow;
+    if constexpr (W == 1) {
+      // One word: each empty point opens its four lines, two rays each (few near the end).
+      constexpr int ahead[4] = {0, 2, 4, 7}, behind[4] = {1, 3, 5, 6};
+      uint64_t open[4] = {empty.w[0], empty.w[0], empty.w[0], empty.w[0]};
+      for (uint64_t e = empty.w[0]; e; e &= e - 1) {
+        const int p = __builtin_ctzll(e);
+        for (int a = 0; a < 4; ++a) open[a] |= g.ray[ahead[a]][p] | g.ray[behind[a]][p];
       }
-      settled[a] = g.full.minus(open) | g.edge_ahead[a] | g.edge_behind[a];
+      for (int a = 0; a < 4; ++a) {
+        settled[a].w[0] = ~open[a] & g.full.w[0];
+        settled[a] |= g.edge_ahead[a] | g.edge_behind[a];
+      }
+    } else {
+      for (int a = 0; a < 4; ++a) {
+        // The lines with an empty point: a flood from the empty points along the axis.
+        const int step = g.steps[a];
+        BB open = empty, grow = empty;
+        while (grow.any()) {
+          grow = (grow.minus(g.edge_ahead[a]).up(step) | grow.minus(g.edge_behind[a]).down(step))
+                     .minus(open);
+          open |= grow;
+        }
+        settled[a] = g.full.minus(open) | g.edge_ahead[a] | g.edge_behind[a];
+      }
     }
     BB out;
     for (;;) {
