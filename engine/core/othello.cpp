@@ -549,8 +549,9 @@ class OthelloPosition final : public Position {
   // moves go in a fixed order (an odd quadrant first, then corners), with no table. Above it a
   // node is worth more work: the table's bounds and best move, then the other moves ordered
   // fastest-first, by how few replies they leave the opponent (corner replies counting double),
-  // searched with principal-variation null windows. Everywhere, the opponent's stable discs
-  // bound the margin and cut off a search that asks for more (`beyond_reach`).
+  // searched with principal-variation null windows, unless the table already proves one of
+  // them good enough (an enhanced transposition cut-off). Everywhere, the opponent's stable
+  // discs bound the margin and cut off a search that asks for more (`beyond_reach`).
   //
   // Measured on 8x8 (docs/BENCHMARKS.md): the stability cut-off, down to 2 empty points,
   // halved the nodes of exact solves at 18 empty points; trying the empty points beats move
@@ -611,17 +612,21 @@ class OthelloPosition final : public Position {
     int child(const BB& own, const BB& opp, const Candidate& c, bool first, int alpha, int beta,
               int empties, uint64_t hash, int color) {
       const BB next_own = opp ^ c.flips, next_opp = own | c.flips | BB::single(c.move);
-      uint64_t h = 0;
-      if (empties - 1 >= kOrderedEmpties) {  // only the table needs the hash
-        h = hash ^ kKeys.side ^ key(color, c.move);
-        c.flips.for_each([&](int p) { h ^= kKeys.flip[p]; });
-      }
+      // Only the table needs the hash.
+      const uint64_t h = empties - 1 >= kOrderedEmpties ? child_hash(hash, color, c) : 0;
       if (first)
         return -search(next_own, next_opp, -beta, -alpha, empties - 1, h, -color, false);
       int v = -search(next_own, next_opp, -alpha - 1, -alpha, empties - 1, h, -color, false);
       if (v > alpha && v < beta)
         v = -search(next_own, next_opp, -beta, -v, empties - 1, h, -color, false);
       return v;
+    }
+
+    // The Zobrist hash after `c`, from the hash before it (as `play` updates it).
+    static uint64_t child_hash(uint64_t hash, int color, const Candidate& c) {
+      uint64_t h = hash ^ kKeys.side ^ key(color, c.move);
+      c.flips.for_each([&](int p) { h ^= kKeys.flip[p]; });
+      return h;
     }
 
     // Push `moves` onto the candidate stack, cheapest first (`hint` before all), and return
@@ -684,6 +689,20 @@ class OthelloPosition final : public Position {
       }
       const int alpha0 = alpha;
       const size_t first = order(own, opp, moves, hint);
+      // Enhanced transposition cut-off: a move the table already proves good enough ends the
+      // node before any child is searched.
+      if (empties - 1 >= kOrderedEmpties) {
+        for (size_t i = first; i < stack_.size(); ++i) {
+          const SolveTable::Entry* e =
+              table_.probe(child_hash(hash, color, stack_[i]) ^ size_key_);
+          if (e && -e->upper >= beta) {
+            const int v = -e->upper, move = stack_[i].move;
+            stack_.resize(first);
+            table_.store(key, empties, v, kInfinity, move);
+            return v;
+          }
+        }
+      }
       int best = -kInfinity, best_move = -1;
       for (size_t i = first; i < stack_.size(); ++i) {
         const Candidate c = stack_[i];
