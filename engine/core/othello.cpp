@@ -522,7 +522,8 @@ class OthelloPosition final : public Position {
         for (int d = 0; d < 8; ++d) reach[p][d] = uint8_t(r[d]);
         if (width * height <= 64)
           for (int d = 0; d < 8; ++d)
-            for (int k = 1; k <= r[d]; ++k) ray[d][p] |= uint64_t(1) << (p + k * delta_of(d, width));
+            for (int k = 1; k <= r[d]; ++k)
+              ray[d][p] |= uint64_t(1) << (p + k * delta_of(d, width));
       }
       steps = {1, width, width + 1, width - 1};
       for (int d = 0; d < 8; ++d) delta[d] = delta_of(d, width);
