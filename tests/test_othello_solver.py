@@ -352,8 +352,8 @@ def test_search_plays_the_solved_move() -> None:
     assert result.decided_by_rules and net.calls == 0
     assert values[result.best_move] == truth and result.value == sign(truth)
     # Beyond `solve_empties`, or off, the search runs as ever.
-    too_near = SearchOptions(solve_empties=9)
-    result = MCTS(UniformNet(), too_near).search(game, SearchLimits(visits=50))
+    too_far = SearchOptions(solve_empties=9)
+    result = MCTS(UniformNet(), too_far).search(game, SearchLimits(visits=50))
     assert not result.decided_by_rules
     result = MCTS(UniformNet()).search(game, SearchLimits(visits=50))
     assert not result.decided_by_rules
