@@ -7,6 +7,7 @@ fast enough for positions with up to 10 empty points.
 """
 from __future__ import annotations
 
+import argparse
 import io
 import random
 from collections import Counter
@@ -21,7 +22,7 @@ from saz.engine.games import BLACK, WHITE, new_game
 from saz.engine.games.base import Solution
 from saz.engine.games.othello import Othello
 from saz.engine.search.mcts import MCTS, SearchLimits
-from saz.engine.search.options import SearchOptions
+from saz.engine.search.options import SearchOptions, add_search_arguments, search_options
 from saz.engine.solve import main as solve_main
 
 
@@ -357,3 +358,12 @@ def test_search_plays_the_solved_move() -> None:
     assert not result.decided_by_rules
     result = MCTS(UniformNet()).search(game, SearchLimits(visits=50))
     assert not result.decided_by_rules
+
+
+def test_front_ends_take_solve_empties() -> None:
+    parser = argparse.ArgumentParser()
+    add_search_arguments(parser)
+    assert search_options(parser, parser.parse_args([])).solve_empties == 0
+    assert search_options(parser, parser.parse_args(["--solve-empties", "14"])).solve_empties == 14
+    with pytest.raises(SystemExit):
+        search_options(parser, parser.parse_args(["--solve-empties", "-1"]))

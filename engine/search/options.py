@@ -117,6 +117,10 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="BYTES", help="the most memory the search tree may hold, e.g. "
                                               "512M or 2G (default 1G); at it the search stops "
                                               "growing the tree and answers from what it has")
+    parser.add_argument("--solve-empties", type=int, default=SearchOptions.solve_empties,
+                        metavar="N", help="solve positions with at most N empty points exactly "
+                                          "where the game has a solver (Othello), in the tree "
+                                          "and at the root (default 0: off)")
     parser.add_argument("--subgraph-blend", type=float, default=SubgraphSampling.blend,
                         metavar="B", help="the sub-boards' share of the prior (default "
                                           f"{SubgraphSampling.blend})")
@@ -127,6 +131,7 @@ def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     parser's error (exit status 2, the reason on stderr)."""
     try:
         return SearchOptions(max_tree_bytes=args.max_memory, search_threads=args.search_threads,
+                             solve_empties=args.solve_empties,
                              subgraphs=SubgraphSampling(count=args.subgraphs,
                                                         blend=args.subgraph_blend))
     except ValueError as exc:
