@@ -387,8 +387,8 @@ class Game(ABC):
               ) -> Solution | None:
         """Perfect play from this position by exhaustive search in the compiled core (without
         the GIL), searching at most `max_nodes` positions: the best move and the final margin,
-        or with `exact=False` only who wins (a search around a margin of 0, several times
-        faster). None when the budget ran out, or when the game has no solver (only Othello
+        or with `exact=False` only who wins (a search around a margin of 0, often ten times
+        faster or more). None when the budget ran out, or when the game has no solver (only Othello
         has one: its endgame, where a few empty points leave a tree small enough to search to
         the end). Solves keep what they proved in a table per thread, so a solve of a
         position near the last one's is cheaper."""
