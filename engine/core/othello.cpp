@@ -361,6 +361,28 @@ class OthelloPosition final : public Position {
   // past such a run closes a line.
   BB mobility(const BB& own, const BB& opp) const {
     const BB empty = full_ ^ (own | opp);
+    if constexpr (W == 1) {
+      // One word: the eight directions side by side for a fixed number of steps (the longest
+      // run the board holds), no data-dependent exit: independent work the CPU overlaps.
+      const Geometry& g = *geo_;
+      const uint64_t o = own.w[0], x = opp.w[0], xi = x & inner_.w[0];
+      const uint64_t t[4] = {xi, x, xi, xi};
+      uint64_t up[4], down[4];
+      for (int a = 0; a < 4; ++a) {
+        up[a] = (o << g.steps[a]) & t[a];
+        down[a] = (o >> g.steps[a]) & t[a];
+      }
+      for (int i = 1; i < g.longest_run; ++i)
+        for (int a = 0; a < 4; ++a) {
+          up[a] |= (up[a] << g.steps[a]) & t[a];
+          down[a] |= (down[a] >> g.steps[a]) & t[a];
+        }
+      uint64_t moves = 0;
+      for (int a = 0; a < 4; ++a) moves |= (up[a] << g.steps[a]) | (down[a] >> g.steps[a]);
+      BB r;
+      r.w[0] = moves & empty.w[0];
+      return r;
+    }
     BB moves;
     for (int a = 0; a < 4; ++a) {
       // Both directions of the axis in one loop: independent work for the CPU to overlap.
@@ -526,6 +548,7 @@ class OthelloPosition final : public Position {
               ray[d][p] |= uint64_t(1) << (p + k * delta_of(d, width));
       }
       steps = {1, width, width + 1, width - 1};
+      longest_run = std::max(width, height) - 2;
       for (int d = 0; d < 8; ++d) delta[d] = delta_of(d, width);
     }
     BB full, inner;               // every point; the points off the first and last column
@@ -533,6 +556,7 @@ class OthelloPosition final : public Position {
     std::array<BB, 4> quadrants;  // the board's quarters: the endgame's parity regions
     std::array<BB, 4> edge_ahead, edge_behind;
     std::array<int, 4> steps{};   // shifts along a row, a column and the two diagonals
+    int longest_run = 0;          // opponent discs a line can hold between a move and its end
     std::array<int, 8> delta{};   // the eight directions as point offsets
     uint8_t reach[kMaxPoints][8]; // steps from a point to the board's edge per direction
     uint64_t ray[8][64] = {};     // one word: the points from a point to the edge per direction
