@@ -334,6 +334,10 @@ def test_a_wipeout_is_a_winning_move() -> None:
     assert game.winning_moves() == []
 
 
+#: The most discs of a side whose wipeout the tactics look for (engine/core/othello.cpp).
+WIPEOUT_DISCS = 12
+
+
 def sparse_diagram(width: int, height: int, rng: random.Random) -> str:
     """One to three discs of the opponent among many of the side to move: wipeouts are common."""
     cells = ["X" if rng.random() < 0.3 else "." for _ in range(width * height)]
@@ -360,6 +364,38 @@ def test_winning_moves_are_exactly_the_wipeouts(width: int, height: int) -> None
         assert game.winning_moves() == expected
         found += bool(expected)
     assert found >= 10  # the set-ups do exercise the wipeouts
+
+
+@pytest.mark.parametrize("width, height", [(4, 4), (6, 6), (8, 8), (10, 6), (16, 16)])
+def test_forced_moves_are_exactly_those_that_leave_no_wipeout(width: int, height: int) -> None:
+    """Against brute force: the opponent's every reply to every move, own discs counted. None
+    when no move allows a wipeout; otherwise the moves that don't (empty: the position is lost).
+    Only wipeouts of at most WIPEOUT_DISCS discs are looked for (the core's cheap bound)."""
+    rng = random.Random(width * 17 + height)
+    threats = lost = 0
+    for _ in range(200):
+        # The side to move is the one with few discs here: O to move among many X.
+        game = Othello.from_diagram(sparse_diagram(width, height, rng), to_move=WHITE)
+        if game.is_over():
+            continue
+        safe, unsafe = [], []
+        for move in game.legal_moves().tolist():
+            game.play(move)
+            wiped = False
+            if game.disc_count()[1] > WIPEOUT_DISCS:
+                game.undo()
+                safe.append(move)
+                continue
+            for reply in game.legal_moves().tolist():
+                game.play(reply)
+                wiped = wiped or game.disc_count()[1] == 0
+                game.undo()
+            game.undo()
+            (unsafe if wiped else safe).append(move)
+        assert game.forced_moves() == (safe if unsafe else None)
+        threats += bool(unsafe)
+        lost += bool(unsafe) and not safe
+    assert threats >= 10 and lost >= 1  # the set-ups do exercise both
 
 
 # -- bad input ----------------------------------------------------------------------------------

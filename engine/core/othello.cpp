@@ -38,6 +38,9 @@ constexpr int kMaxSize = 26;
 constexpr int kFeatures = 7;  // own, opponent, empty, legal, own_unsafe, opponent_unsafe, extra
 constexpr uint64_t kZobristTag = 0x07E1;
 constexpr int kMaxPoints = kMaxSize * kMaxSize;
+// The most discs a wipeout the search looks for may turn over (winning_moves, forced_moves).
+// Wipeouts happen to a side with few discs; counting to here is cheap, flooding is not.
+constexpr int kWipeoutDiscs = 12;
 
 // Zobrist keys per point (a point's key does not depend on the board size) and of White to
 // move, drawn once at load time: a move XORs table entries rather than recomputing keys.
@@ -233,14 +236,39 @@ class OthelloPosition final : public Position {
   void winning_moves(Moves& out) const override {
     // A placement that turns over every opponent disc ends the game with the opponent wiped out.
     // On a large open board a network trained on small ones walks into these; knowing them
-    // settles such a position in the tree. Only when every opponent disc is exposed (one flood
-    // per axis) are the placements tried one by one.
+    // settles such a position in the tree.
     out.clear();
-    if (!opp_.any() || exposed(own_, opp_) != opp_) return;
+    if (!might_wipe_out(own_, opp_)) return;
     update_legal();
     legal_.for_each([&](int p) {
-      if (flips_of(p) == opp_) out.push_back(p);
+      if (wipes_out(p, own_, opp_)) out.push_back(p);
     });
+  }
+
+  bool forced_moves(Moves& out) const override {
+    // The threat is the opponent's wipeout in reply: when some of the side to move's moves
+    // allow one, the others are the candidates (none: the position is lost). Two plies of
+    // exact knowledge that the search would otherwise need many visits to find on a large open
+    // board, where the network steers towards positions with few discs.
+    out.clear();
+    if (own_.count() + 2 > kWipeoutDiscs) return false;  // a move leaves at least two more
+    update_legal();
+    bool threat = false;
+    auto consider = [&](int move, const BB& own_after, const BB& opp_after) {
+      if (can_wipe_out(opp_after, own_after))
+        threat = true;
+      else
+        out.push_back(move);
+    };
+    legal_.for_each([&](int p) {
+      const BB flips = flips_of(p);
+      BB placed;
+      placed.set(p);
+      consider(p, own_ | placed | flips, opp_ ^ flips);
+    });
+    if (pass_legal_) consider(pass_move(), own_, opp_);
+    if (!threat) out.clear();
+    return threat;
   }
 
   void encode(float* out) const override {
@@ -511,6 +539,25 @@ class OthelloPosition final : public Position {
         for (int r = move + step; r != q; r += step) out.set(r);
     }
     return out;
+  }
+
+  // Whether `own`'s owner could turn over every `opp` disc with one placement, as far as a
+  // count and a flood per axis tell: no more than kWipeoutDiscs of them (past that a wipeout
+  // is too rare to pay for; the interface lets the rules say "can't tell cheaply"), every one
+  // exposed.
+  bool might_wipe_out(const BB& own, const BB& opp) const {
+    return opp.any() && opp.count() <= kWipeoutDiscs && exposed(own, opp) == opp;
+  }
+  // Whether `own`'s owner, to move, can turn over every `opp` disc with one placement (as far
+  // as `might_wipe_out` lets it be known).
+  bool can_wipe_out(const BB& own, const BB& opp) const {
+    if (!might_wipe_out(own, opp)) return false;
+    bool found = false;
+    mobility(own, opp).for_each([&](int p) { found = found || wipes_out(p, own, opp); });
+    return found;
+  }
+  bool wipes_out(int move, const BB& own, const BB& opp) const {
+    return flips_of(own, opp, move) == opp;
   }
 
   void update_legal() const {

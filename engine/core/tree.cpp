@@ -174,21 +174,22 @@ bool Tree::room_for_leaf(int64_t edges) const {
   return extra == 0 || bytes() + extra <= options_.max_bytes;
 }
 
-void Tree::settle(Node& leaf, Position& pos) {
+bool Tree::settle(Node& leaf, Position& pos) {
   // The rules' exact knowledge of a new node: the game is over, the side to move wins at once,
   // the endgame solver proves the result, or it is lost because no move stops the opponent's
-  // win.
+  // win. The forced moves found on the way are kept for the expansion: asking the rules twice
+  // cost Othello's two-ply check double.
   if (pos.is_over()) {
     int w = pos.winner();
     leaf.state = SETTLED;
     leaf.exact = w == DRAW ? 0.0f : (w == pos.to_move() ? 1.0f : -1.0f);
-    return;
+    return false;
   }
   pos.winning_moves(moves_buf_);
   if (!moves_buf_.empty()) {
     leaf.state = SETTLED;
     leaf.exact = 1.0f;
-    return;
+    return false;
   }
   // Near the end, the solver's proof replaces the network's guess (Othello's endgame).
   if (options_.solve_empties > 0 && pos.num_empty() <= options_.solve_empties) {
@@ -196,13 +197,16 @@ void Tree::settle(Node& leaf, Position& pos) {
     if (s.status == Solution::SOLVED) {
       leaf.state = SETTLED;
       leaf.exact = float(s.value);
-      return;
+      return false;
     }
   }
-  if (pos.forced_moves(moves_buf_) && moves_buf_.empty()) {
+  if (!pos.forced_moves(moves_buf_)) return false;
+  if (moves_buf_.empty()) {
     leaf.state = SETTLED;
     leaf.exact = -1.0f;
+    return false;
   }
+  return true;
 }
 
 void Tree::backup(const std::vector<int32_t>& path, double value, int vl) {
@@ -232,6 +236,7 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
     int32_t at = root_;
     int played = 0;
     bool created = false;
+    bool forced = false;  // moves_buf_ holds the new leaf's forced moves (settle)
     Node* nd = &node(at);
     nd->n += vl;
     nd->w -= vl;
@@ -265,7 +270,7 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
         nd->w -= vl;
         path.push_back(at);
         if (created) {
-          settle(*nd, pos);
+          forced = settle(*nd, pos);
           break;
         }
       }
@@ -287,7 +292,8 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
       ++done.settled;
     } else if (created) {
       // Candidates: the moves the rules force, when they name any, else every legal move.
-      if (!pos.forced_moves(moves_buf_) || moves_buf_.empty()) pos.legal_moves(moves_buf_);
+      if (!forced && (!pos.forced_moves(moves_buf_) || moves_buf_.empty()))
+        pos.legal_moves(moves_buf_);
       nd->state = PENDING;
       nd->edges = int32_t(edges_.alloc(int64_t(moves_buf_.size())));
       nd->num_edges = uint16_t(moves_buf_.size());

@@ -187,7 +187,9 @@ class Tree {
   int32_t new_node();
   // Empty the tree, freeing a large one on a thread of its own.
   void discard();
-  void settle(Node& leaf, Position& pos);
+  // The rules' exact knowledge of a new leaf (see tree.cpp). True when `moves_buf_` is left
+  // holding the moves the rules force there, the candidates of its expansion.
+  bool settle(Node& leaf, Position& pos);
   void backup(const std::vector<int32_t>& path, double value, int vl);
   // Extend `nd`'s sorted prefix of edges by a chunk, or to the end (ties: the lower move first).
   void sort_more(Node& nd, bool all = false);

@@ -61,9 +61,14 @@ class Othello(Game):
     `Othello(8)` is the standard game; `Othello(10, 6)` a 10-wide, 6-high board. Every even side
     from 4 to 26 is admitted. Beyond the `Game` interface: `from_diagram()` to set up a position,
     `disc_count()`, `flips(move)` (what a move would turn over: greedy players, GUIs),
-    `unsafe_discs()` (what either side could turn over next) and `bitboards()`. The search's
-    `winning_moves()` are the wipeouts, placements that turn over every opponent disc: a network
-    trained on small boards walks into them on large open ones. Other game-ending moves are not
+    `unsafe_discs()` (what either side could turn over next) and `bitboards()`.
+
+    The search's tactics are the wipeouts, which a network trained on small boards walks into
+    on large open ones: `winning_moves()` are the placements that turn over every opponent
+    disc, and `forced_moves()`, when some moves would let the opponent do that in reply, are
+    the moves that don't (an empty list: every move does, the position is lost). Both look only
+    at sides of at most 12 discs, where wipeouts happen (88 wipeouts in our 10x10 and 16x16
+    match records took 3 to 11 discs) and the check is cheap. Other game-ending moves are not
     told apart: that needs both sides' move generation for every child.
 
     `solve()` plays the endgame perfectly: an exact alpha-beta search over the bitboards in the
