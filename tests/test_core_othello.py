@@ -18,8 +18,10 @@ from saz.engine.games.errors import GameError
 from saz.engine.games.othello import Othello
 from saz.engine.perft import perft
 
-#: (width, height) with the core's word count: 1, 1, 1, 2, 3, 4, 6, 8, 11 words.
-SIZES = [(4, 4), (6, 6), (8, 8), (10, 6), (12, 10), (4, 26), (16, 16), (18, 18), (22, 22)]
+#: (width, height) with the core's word count: 1, 1, 1, 2, 3, 4, 6, 8, 11 words, then one word
+#: again with runs longer than 8x8's (the one-word fast paths must not assume 8x8).
+SIZES = [(4, 4), (6, 6), (8, 8), (10, 6), (12, 10), (4, 26), (16, 16), (18, 18), (22, 22),
+         (4, 16), (16, 4)]
 BIG = (26, 26)
 
 

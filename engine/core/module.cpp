@@ -62,6 +62,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("to_move", &Position::to_move)
       .def_prop_ro("hash", &Position::hash)
       .def_prop_ro("ply", &Position::ply)
+      .def_prop_ro("num_empty", &Position::num_empty)
       .def("board",
            [](const Position& p) {
              auto* data = new int8_t[p.num_points()];
@@ -111,7 +112,19 @@ NB_MODULE(_core, m) {
              }
              return std::make_tuple(leaves, plays);
            },
-           nb::arg("depth"), "(leaves, moves played) `depth` plies below; the position is restored.");
+           nb::arg("depth"), "(leaves, moves played) `depth` plies below; the position is restored.")
+      .def("solve",
+           [](const Position& p, int64_t max_nodes, bool exact) {
+             Solution s;
+             {
+               nb::gil_scoped_release release;
+               s = p.solve(max_nodes, exact);
+             }
+             return std::make_tuple(int(s.status), s.move, s.value, s.nodes);
+           },
+           nb::arg("max_nodes"), nb::arg("exact") = true,
+           "(status, move, value, nodes) of an exact endgame solve (position.hpp's Solution; "
+           "status 0: the game has no solver, 1: out of nodes, 2: solved).");
 
   bind_othello(m);
   bind_gomoku(m);

@@ -22,6 +22,23 @@ constexpr int DRAW = 0;
 
 using Moves = std::vector<int32_t>;
 
+// What an exact endgame solve found (`Position::solve`).
+struct Solution {
+  enum Status : int8_t {
+    UNSUPPORTED,  // the game has no solver
+    UNKNOWN,      // the node budget ran out first
+    SOLVED,
+  };
+  Status status = UNSUPPORTED;
+  // A best move for the side to move (the pass where it must pass); -1 once the game is over.
+  int32_t move = -1;
+  // The final count under perfect play from the side to move's view (Othello: its discs minus
+  // the opponent's); in win/draw/loss mode only its sign, -1, 0 or +1.
+  int32_t value = 0;
+  // Positions searched, the root included.
+  int64_t nodes = 0;
+};
+
 // The errors the rules raise; the bindings turn them into the Python GameError subclasses of
 // engine/games/errors.py, so a protocol answers them in its own form.
 struct GameError : std::runtime_error {
@@ -105,6 +122,20 @@ class Position {
     out.clear();
     return false;
   }
+
+  // Empty points on the board: how near the end a game that fills the board is (the search
+  // asks before it tries `solve`). Default: counted from `board`.
+  virtual int num_empty() const {
+    std::vector<int8_t> stones(num_points());
+    board(stones.data());
+    int empty = 0;
+    for (int8_t s : stones) empty += s == EMPTY;
+    return empty;
+  }
+  // Perfect play from here by exhaustive search, within `max_nodes` positions searched: the
+  // exact final margin, or with `exact` false only who wins (a null window around 0, faster).
+  // Default: UNSUPPORTED, for games without a solver (only Othello's endgame has one).
+  virtual Solution solve(int64_t max_nodes, bool exact) const { return Solution{}; }
 
   // Node features [num_nodes, num_features] row-major from the side to move's view, every entry
   // overwritten: rows 0..num_points-1 are the points, the last row is the extra node.

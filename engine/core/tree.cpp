@@ -176,8 +176,9 @@ bool Tree::room_for_leaf(int64_t edges) const {
 
 bool Tree::settle(Node& leaf, Position& pos) {
   // The rules' exact knowledge of a new node: the game is over, the side to move wins at once,
-  // or it is lost because no move stops the opponent's win. The forced moves found on the way
-  // are kept for the expansion: asking the rules twice cost Othello's two-ply check double.
+  // the endgame solver proves the result, or it is lost because no move stops the opponent's
+  // win. The forced moves found on the way are kept for the expansion: asking the rules twice
+  // cost Othello's two-ply check double.
   if (pos.is_over()) {
     int w = pos.winner();
     leaf.state = SETTLED;
@@ -189,6 +190,15 @@ bool Tree::settle(Node& leaf, Position& pos) {
     leaf.state = SETTLED;
     leaf.exact = 1.0f;
     return false;
+  }
+  // Near the end, the solver's proof replaces the network's guess (Othello's endgame).
+  if (options_.solve_empties > 0 && pos.num_empty() <= options_.solve_empties) {
+    const Solution s = pos.solve(options_.solve_nodes, false);
+    if (s.status == Solution::SOLVED) {
+      leaf.state = SETTLED;
+      leaf.exact = float(s.value);
+      return false;
+    }
   }
   if (!pos.forced_moves(moves_buf_)) return false;
   if (moves_buf_.empty()) {
@@ -492,7 +502,9 @@ void bind_tree(nb::module_& m) {
       .def_rw("virtual_loss", &TreeOptions::virtual_loss)
       .def_rw("forced_playouts_k", &TreeOptions::forced_playouts_k)
       .def_rw("max_bytes", &TreeOptions::max_bytes)
-      .def_rw("max_nodes", &TreeOptions::max_nodes);
+      .def_rw("max_nodes", &TreeOptions::max_nodes)
+      .def_rw("solve_empties", &TreeOptions::solve_empties)
+      .def_rw("solve_nodes", &TreeOptions::solve_nodes);
 
   nb::class_<Tree>(m, "Tree", "The search tree as flat arrays with a byte budget (tree.hpp).")
       .def(nb::init<const TreeOptions&>(), nb::arg("options"))

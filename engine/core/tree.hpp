@@ -101,6 +101,11 @@ struct TreeOptions {
   float forced_playouts_k = 0.0f;
   int64_t max_bytes = int64_t(1) << 30;
   int64_t max_nodes = 2000000;
+  // A new leaf with at most this many empty points is solved exactly (who wins, at most
+  // `solve_nodes` positions searched) where the game has a solver, and settled at +1, 0 or -1
+  // when that succeeds. 0: off.
+  int solve_empties = 0;
+  int64_t solve_nodes = 100000;
 };
 
 // What one collect did.

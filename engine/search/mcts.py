@@ -115,7 +115,8 @@ class SearchResult:
     root_visits: int
     moves: tuple[MoveInfo, ...]
     stats: SearchStats
-    #: True when the rules decided the move without search (an immediate win, a lone move).
+    #: True when the rules decided the move without search (an immediate win, a lone move, an
+    #: endgame the solver settled).
     decided_by_rules: bool = False
     num_nodes: int = field(default=0, repr=False)
 
@@ -282,6 +283,9 @@ class MCTS:
         wins = [m for m in root.winning_moves() if allowed is None or m in allowed]
         if wins:
             return decided(wins[0], 1.0)
+        solved = self._solve_root(root, allowed)
+        if solved is not None:
+            return decided(*solved)
         counters = _Counters()
         lay = layout(root.width, root.height)
         if not tree.root_expanded:
@@ -390,6 +394,9 @@ class MCTS:
         wins = root.winning_moves()
         if wins:
             return self._decided(wins[0], 1.0, self._lock.start)
+        solved = self._solve_root(root, None)
+        if solved is not None:
+            return self._decided(*solved, self._lock.start)
         if self._tree.root_expanded and explore and self.options.dirichlet_epsilon > 0:
             self._add_root_noise()
         return None
@@ -499,6 +506,8 @@ class MCTS:
         options.virtual_loss = self.options.virtual_loss
         options.forced_playouts_k = self.options.forced_playouts_k
         options.max_nodes = self.options.max_nodes
+        options.solve_empties = self.options.solve_empties
+        options.solve_nodes = self.options.solve_nodes
         options.max_bytes = self._tree_budget(held)
         return options
 
@@ -553,6 +562,20 @@ class MCTS:
         return False
 
     # -- results ---------------------------------------------------------------------------------
+    def _solve_root(self, root: Game, allowed: set[int] | None) -> tuple[int, float] | None:
+        """(move, value) when the endgame solver settles the root (`options.solve_empties`):
+        the move with the best final margin, and +1, 0 or -1 by its sign. None when off, too
+        far from the end, past the budget, or the move is not among `allowed`."""
+        empties = self.options.solve_empties
+        if empties <= 0 or root._core.num_empty > empties:
+            return None
+        solution = root.solve(self.options.solve_root_nodes)
+        if solution is None or solution.move is None:
+            return None
+        if allowed is not None and solution.move not in allowed:
+            return None
+        return solution.move, float(solution.result)
+
     def _decided(self, move: int, value: float, start: float) -> SearchResult:
         """The result of a move the rules chose: one exact evaluation, counted as one visit."""
         root = self._root
