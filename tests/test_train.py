@@ -371,6 +371,30 @@ def test_killed_run_resumes_without_losing_files(tmp_path: Path) -> None:
     assert not list(run.rglob("*.tmp*")) and not list(run.rglob("*staging*"))
 
 
+def test_a_run_carried_as_its_committed_files_resumes(tmp_path: Path) -> None:
+    """What a session commits of a run (config, checkpoint, metrics; no replay buffer, models or
+    plots) continues on another machine: the buffer refills from the next generation's games."""
+    from saz.tools.train.checkpoint import load_checkpoint
+    from saz.tools.train.run import main
+
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_CONFIG)
+    run = tmp_path / "run"
+    assert main(["--game", "gomoku", "--config", str(config), "--out", str(run),
+                 "--generations", "1"]) == 0
+    carried = tmp_path / "carried"
+    carried.mkdir()
+    for name in ("config.toml", "checkpoint.pt", "metrics.csv"):
+        (carried / name).write_bytes((run / name).read_bytes())
+
+    assert main(["--out", str(carried), "--resume", "--generations", "2"]) == 0
+    assert load_checkpoint(carried / "checkpoint.pt").training["generations"] == 2
+    assert [row.split(",")[0] for row in
+            (carried / "metrics.csv").read_text().splitlines()[1:]] == ["1", "2"]
+    assert sorted(p.name for p in (carried / "replay").iterdir()) == ["gen_00002.npz"]
+    assert (carried / "model.onnx").is_file()
+
+
 # -- the auxiliary targets (ownership, score) ---------------------------------------------------------
 def test_positions_carry_ownership_and_score_when_the_game_was_counted(tmp_path: Path) -> None:
     x = np.zeros((2, 26, 4), np.float32)

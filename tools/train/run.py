@@ -140,10 +140,13 @@ class Trainer:
         self._session_start = time.monotonic()
 
     # -- starting and resuming -------------------------------------------------------------------
-    def start(self) -> None:
-        """A new run: the random network is generation 0."""
+    def _make_folders(self) -> None:
         for folder in (self.run.checkpoints, self.run.models, self.run.replay, self.run.plots):
             folder.mkdir(parents=True, exist_ok=True)
+
+    def start(self) -> None:
+        """A new run: the random network is generation 0."""
+        self._make_folders()
         checkpoint = self._checkpoint()
         export_checkpoint(checkpoint, self.run.model_of(0))
         self.metrics.save()
@@ -159,6 +162,9 @@ class Trainer:
             raise RunError(f"cannot resume: {exc}") from None
         if checkpoint.game != self.game_name:
             raise RunError(f"{self.run.checkpoint} trains {checkpoint.game}, not {self.game_name}")
+        # A run carried to another machine may be its committed files alone (config, checkpoint,
+        # metrics): the rest is rebuilt, the replay buffer from the next generations' self-play.
+        self._make_folders()
         self.net.load_state_dict(checkpoint.state_dict)
         self.learner.flush_subnormal()  # checkpoints written before the learner flushed them
         record = checkpoint.training
