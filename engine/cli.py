@@ -17,7 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "gtp": ("saz.protocol.gtp", "run the engine over GTP v2 (Go, Othello, Gomoku)"),
     "gomocup": ("saz.protocol.gomocup", "run the engine over the Gomocup protocol (also: pbrain-saz)"),
     "perft": ("saz.engine.perft", "count leaf positions of the move tree (rules check and speed)"),
-    "solve": ("saz.engine.solve", "perfect play from an endgame position (Othello)"),
+    "solve": ("saz.protocol.solve", "perfect play from an endgame position (Othello)"),
     "bench": ("saz.tools.bench.cli", "benchmarks: evaluator, search"),
     "export": ("saz.tools.train.export", "export a training checkpoint to ONNX with its model card"),
     "train": ("saz.tools.train.run", "AlphaZero self-play training on small boards"),

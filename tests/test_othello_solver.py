@@ -23,7 +23,7 @@ from saz.engine.games.base import Solution
 from saz.engine.games.othello import Othello
 from saz.engine.search.mcts import MCTS, SearchLimits
 from saz.engine.search.options import SearchOptions, add_search_arguments, search_options
-from saz.engine.solve import main as solve_main
+from saz.protocol.solve import main as solve_main
 
 
 def vertex(move: int, width: int = 4) -> str:

@@ -132,6 +132,8 @@ class Game(ABC):
     #: referees play it for the side, and GTP does not send it (engines skip such a side
     #: themselves). Where False (Go), a pass is a move like any other.
     passes_implicitly: ClassVar[bool] = False
+    #: Whether `solve()` can answer (the game has an exact endgame solver in the core).
+    has_solver: ClassVar[bool] = False
 
     grid: Grid
     #: The position in the compiled core: the rules, hash and encoding run there.
@@ -176,6 +178,11 @@ class Game(ABC):
     def num_nodes(self) -> int:
         """Nodes of the position's graph: every point plus the extra node."""
         return self.grid.num_points + 1
+
+    @property
+    def num_empty(self) -> int:
+        """Empty points: how far an endgame is from its end (the solver's measure)."""
+        return self._core.num_empty
 
     @classmethod
     def num_features(cls) -> int:

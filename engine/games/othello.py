@@ -84,6 +84,7 @@ class Othello(Game):
     feature_version: ClassVar[int] = 2
     #: A side that cannot place a disc passes without being asked.
     passes_implicitly: ClassVar[bool] = True
+    has_solver: ClassVar[bool] = True
     RULES: ClassVar[tuple[str, ...]] = ("standard",)
 
     def __init__(self, width: int, height: int | None = None, *, rule: str = "standard") -> None:

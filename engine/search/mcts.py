@@ -567,7 +567,7 @@ class MCTS:
         the move with the best final margin, and +1, 0 or -1 by its sign. None when off, too
         far from the end, past the budget, or the move is not among `allowed`."""
         empties = self.options.solve_empties
-        if empties <= 0 or root._core.num_empty > empties:
+        if empties <= 0 or not root.has_solver or root.num_empty > empties:
             return None
         solution = root.solve(self.options.solve_root_nodes)
         if solution is None or solution.move is None:

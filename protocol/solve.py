@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from saz.engine.games import BLACK, WHITE, Game, GameError, game_class
+from saz.engine.games import BLACK, GAME_NAMES, WHITE, Game, GameError, game_class
 from saz.engine.games.base import COLOR_NAMES, DEFAULT_SOLVE_NODES
 from saz.engine.perft import parse_size
 from saz.protocol.vertex import GtpValueError, vertices_for
 
 #: The games that have a solver (`Game.solve` answers None for the others).
-SOLVABLE = ("othello",)
+SOLVABLE = tuple(name for name in GAME_NAMES if game_class(name).has_solver)
 _COLORS = {"black": BLACK, "white": WHITE}
 
 
