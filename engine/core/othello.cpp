@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
@@ -651,18 +652,8 @@ class OthelloPosition final : public Position {
         return;
       }
       const size_t first = order(own, opp, moves, -1);
-      int best = -kInfinity;
-      for (size_t i = first; i < stack_.size(); ++i) {
-        const Candidate c = stack_[i];
-        const int v = child(own, opp, c, i == first, std::max(alpha, best), beta, empties, hash,
-                            color);
-        if (v > best) {
-          best = v;
-          out.move = c.move;
-          if (best >= beta) break;
-        }
-      }
-      stack_.resize(first);
+      const auto [best, move] = best_child(own, opp, first, alpha, beta, empties, hash, color);
+      out.move = move;
       out.value = best;
     }
 
@@ -681,6 +672,25 @@ class OthelloPosition final : public Position {
     // The value of playing `c` from a node with `empties` empty points: a full window for the
     // first move, else a null window that proves the move no better than `alpha`, re-searched
     // with the full window only when it is.
+    // The ordered candidates stack_[first..] searched in turn (fail-soft, cut at `beta`), then
+    // popped: (the best value, its move).
+    std::pair<int, int> best_child(const BB& own, const BB& opp, size_t first, int alpha, int beta,
+                                   int empties, uint64_t hash, int color) {
+      int best = -kInfinity, best_move = -1;
+      for (size_t i = first; i < stack_.size(); ++i) {
+        const Candidate c = stack_[i];
+        const int v = child(own, opp, c, i == first, std::max(alpha, best), beta, empties, hash,
+                            color);
+        if (v > best) {
+          best = v;
+          best_move = c.move;
+          if (best >= beta) break;
+        }
+      }
+      stack_.resize(first);
+      return {best, best_move};
+    }
+
     int child(const BB& own, const BB& opp, const Candidate& c, bool first, int alpha, int beta,
               int empties, uint64_t hash, int color) {
       const BB next_own = opp ^ c.flips, next_opp = own | c.flips | BB::single(c.move);
@@ -775,18 +785,8 @@ class OthelloPosition final : public Position {
           }
         }
       }
-      int best = -kInfinity, best_move = -1;
-      for (size_t i = first; i < stack_.size(); ++i) {
-        const Candidate c = stack_[i];
-        const int v = child(own, opp, c, i == first, std::max(alpha, best), beta, empties, hash,
-                            color);
-        if (v > best) {
-          best = v;
-          best_move = c.move;
-          if (best >= beta) break;
-        }
-      }
-      stack_.resize(first);
+      const auto [best, best_move] =
+          best_child(own, opp, first, alpha, beta, empties, hash, color);
       // Fail-soft: below the window `best` is an upper bound, above it a lower bound.
       table_.store(key, empties, best > alpha0 ? best : -kInfinity,
                    best < beta ? best : kInfinity, best_move);
