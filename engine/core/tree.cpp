@@ -174,22 +174,26 @@ bool Tree::room_for_leaf(int64_t edges) const {
   return extra == 0 || bytes() + extra <= options_.max_bytes;
 }
 
-bool Tree::settle(Node& leaf, Position& pos) {
+void Tree::candidates(Position& pos) {
+  if (!pos.forced_moves(moves_buf_) || moves_buf_.empty()) pos.legal_moves(moves_buf_);
+}
+
+void Tree::settle(Node& leaf, Position& pos) {
   // The rules' exact knowledge of a new node: the game is over, the side to move wins at once,
   // the endgame solver proves the result, or it is lost because no move stops the opponent's
-  // win. The forced moves found on the way are kept for the expansion: asking the rules twice
-  // cost Othello's two-ply check double.
+  // win. The forced moves asked for on the way are the expansion's candidates: asking the rules
+  // again would cost Othello's two-ply check and Gomoku's threat scan twice a leaf.
   if (pos.is_over()) {
     int w = pos.winner();
     leaf.state = SETTLED;
     leaf.exact = w == DRAW ? 0.0f : (w == pos.to_move() ? 1.0f : -1.0f);
-    return false;
+    return;
   }
   pos.winning_moves(moves_buf_);
   if (!moves_buf_.empty()) {
     leaf.state = SETTLED;
     leaf.exact = 1.0f;
-    return false;
+    return;
   }
   // Near the end, the solver's proof replaces the network's guess (Othello's endgame).
   if (options_.solve_empties > 0 && pos.num_empty() <= options_.solve_empties) {
@@ -197,16 +201,16 @@ bool Tree::settle(Node& leaf, Position& pos) {
     if (s.status == Solution::SOLVED) {
       leaf.state = SETTLED;
       leaf.exact = float(s.value);
-      return false;
+      return;
     }
   }
-  if (!pos.forced_moves(moves_buf_)) return false;
-  if (moves_buf_.empty()) {
+  const bool forced = pos.forced_moves(moves_buf_);
+  if (!forced) {
+    pos.legal_moves(moves_buf_);  // no threat: every legal move is a candidate
+  } else if (moves_buf_.empty()) {
     leaf.state = SETTLED;
     leaf.exact = -1.0f;
-    return false;
   }
-  return true;
 }
 
 void Tree::backup(const std::vector<int32_t>& path, double value, int vl) {
@@ -236,7 +240,7 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
     int32_t at = root_;
     int played = 0;
     bool created = false;
-    bool forced = false;  // moves_buf_ holds the new leaf's forced moves (settle)
+    bool settled = false;  // settle looked at the new leaf: moves_buf_ holds its candidates
     Node* nd = &node(at);
     nd->n += vl;
     nd->w -= vl;
@@ -270,7 +274,8 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
         nd->w -= vl;
         path.push_back(at);
         if (created) {
-          forced = settle(*nd, pos);
+          settle(*nd, pos);
+          settled = true;
           break;
         }
       }
@@ -291,9 +296,7 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
       backup(path, nd->exact, vl);
       ++done.settled;
     } else if (created) {
-      // Candidates: the moves the rules force, when they name any, else every legal move.
-      if (!forced && (!pos.forced_moves(moves_buf_) || moves_buf_.empty()))
-        pos.legal_moves(moves_buf_);
+      if (!settled) candidates(pos);  // an unexpanded root, which no descent settles
       nd->state = PENDING;
       nd->edges = int32_t(edges_.alloc(int64_t(moves_buf_.size())));
       nd->num_edges = uint16_t(moves_buf_.size());

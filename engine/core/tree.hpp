@@ -187,9 +187,12 @@ class Tree {
   int32_t new_node();
   // Empty the tree, freeing a large one on a thread of its own.
   void discard();
-  // The rules' exact knowledge of a new leaf (see tree.cpp). True when `moves_buf_` is left
-  // holding the moves the rules force there, the candidates of its expansion.
-  bool settle(Node& leaf, Position& pos);
+  // Into `moves_buf_`, the candidates of an expansion: the moves the rules force, when they
+  // name any, else every legal move.
+  void candidates(Position& pos);
+  // The rules' exact knowledge of a new leaf (see tree.cpp). A leaf it leaves open has its
+  // expansion's candidates in `moves_buf_`, as `candidates` would put them.
+  void settle(Node& leaf, Position& pos);
   void backup(const std::vector<int32_t>& path, double value, int vl);
   // Extend `nd`'s sorted prefix of edges by a chunk, or to the end (ties: the lower move first).
   void sort_more(Node& nd, bool all = false);
