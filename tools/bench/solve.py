@@ -31,7 +31,7 @@ def position(width: int, height: int, empties: int, seed: str) -> Othello:
     rng = random.Random(seed)
     while True:
         game = Othello(width, height)
-        while not game.is_over() and int((game.board == 0).sum()) > empties:
+        while not game.is_over() and game.num_empty > empties:
             game.play(rng.choice(game.legal_moves().tolist()))
         if not game.is_over():
             return game
