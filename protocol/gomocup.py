@@ -92,6 +92,7 @@ MAX_BLOCK_LINES = 32 * 32
 PV_SHOWN = 10
 #: INFO rule bits (the protocol's bitmask), with what each one asks for.
 EXACT_FIVE_BIT = 1
+RENJU_BIT = 4
 _RULE_BITS = {1: "exact five", 2: "continuous game", 4: "renju", 8: "caro"}
 #: Commands that need a board, i.e. a START before them.
 _NEED_BOARD = frozenset({"RESTART", "BEGIN", "TURN", "BOARD", "TAKEBACK", "PLAY", "SWAP2BOARD"})
@@ -673,13 +674,16 @@ class GomocupBrain:
         flags = _whole("the rule", value)
         current = self._gomoku().rules.name
         unsupported = [name for bit, name in _RULE_BITS.items() if flags & bit and
-                       bit != EXACT_FIVE_BIT]
+                       bit not in (EXACT_FIVE_BIT, RENJU_BIT)]
         if flags >= 2 * max(_RULE_BITS):
             unsupported.append(f"bits above {max(_RULE_BITS)}")
         if unsupported:
             raise Refusal(f"{' and '.join(unsupported)} not supported; the rule stays "
                           f"{current}")
-        rule = "exact-five" if flags & EXACT_FIVE_BIT else "freestyle"
+        # Renju (4, which managers also send with the exact-five bit as 5) makes Black's five
+        # exact by itself.
+        rule = ("renju" if flags & RENJU_BIT else
+                "exact-five" if flags & EXACT_FIVE_BIT else "freestyle")
         if rule != current:
             self.engine.set_rules(rule=rule)
 

@@ -234,6 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--size", type=int, metavar="N",
                         help="the starting board size (default: " + ", ".join(
                             f"{game} {size}" for game, size in DEFAULT_SIZES.items()) + ")")
+    parser.add_argument("--rule", choices=("freestyle", "exact-five", "renju"),
+                        help="Gomoku's rule (default freestyle); renju forbids Black double "
+                             "threes, double fours and overlines")
     parser.add_argument("--resign-threshold", type=float, metavar="WINRATE",
                         help="resign when the chosen move's winrate is below this (0..1); "
                              "default: never resign")
@@ -279,7 +282,10 @@ def main(argv: Sequence[str] | None = None, *, stdin: Iterable[str] | None = Non
         parser.error("--time-per-move must be positive")
     if args.resign_threshold is not None and not 0 < args.resign_threshold < 1:
         parser.error("--resign-threshold must be a winrate between 0 and 1")
-    engine = Engine(EngineConfig(game=args.game, model=args.model, device=args.device,
+    if args.rule is not None and args.game != "gomoku":
+        parser.error("--rule is Gomoku's (Go's rules come from komi and kgs-rules)")
+    rules = {} if args.rule is None else {"rule": args.rule}
+    engine = Engine(EngineConfig(game=args.game, model=args.model, device=args.device, rules=rules,
                                  threads=args.threads, visits=args.visits,
                                  time_per_move=args.time_per_move, ponder=args.ponder,
                                  player=args.player,

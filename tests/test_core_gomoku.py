@@ -29,7 +29,7 @@ def assert_same(game: Gomoku, ref: ReferenceGomoku, rng: random.Random) -> None:
     assert game.winning_moves() == ref.winning_moves()
     assert game.forced_moves() == ref.forced_moves()
     n = game.num_points
-    out, expected = (np.full((n + 1, 10), np.nan, dtype=np.float32) for _ in range(2))
+    out, expected = (np.full((n + 1, game.num_features()), np.nan, dtype=np.float32) for _ in range(2))
     game.encode(out)
     ref.encode(expected)
     np.testing.assert_array_equal(out, expected)

@@ -270,19 +270,55 @@ def test_info_time_settings_reach_the_clock(session: Session) -> None:
         "MESSAGE INFO time_left -: time_left must be a whole number, got '-'", "OK"]
 
 
-def test_info_rule_switches_between_freestyle_and_exact_five(session: Session) -> None:
+def test_info_rule_switches_between_freestyle_exact_five_and_renju(session: Session) -> None:
     session.send("START 15")
     session.send("TURN 7,7")
     moves = list(session.engine.game.moves)
     session.send("INFO rule 1")
     assert session.engine.game.rules.name == "exact-five"  # type: ignore[attr-defined]
     assert session.engine.game.moves == moves  # the game goes on under the new rule
-    session.send("INFO rule 5")  # exact five and renju: refused as a whole
-    assert session.engine.game.rules.name == "exact-five"  # type: ignore[attr-defined]
+    session.send("INFO rule 4")
+    assert session.engine.game.rules.name == "renju"  # type: ignore[attr-defined]
+    session.send("INFO rule 1")
+    session.send("INFO rule 5")  # renju with the exact-five bit, as some managers send it
+    assert session.engine.game.rules.name == "renju"  # type: ignore[attr-defined]
+    session.send("INFO rule 2")  # continuous game: refused, the rule stays
+    assert session.engine.game.rules.name == "renju"  # type: ignore[attr-defined]
     session.send("INFO RULE 0")
     assert session.engine.game.rules.name == "freestyle"  # type: ignore[attr-defined]
+    assert session.engine.game.moves == moves
     assert session.send("RESTART") == [
-        "MESSAGE INFO rule 5: renju not supported; the rule stays exact-five", "OK"]
+        "MESSAGE INFO rule 2: continuous game not supported; the rule stays renju", "OK"]
+
+
+def test_a_renju_session_refuses_black_a_forbidden_point_and_goes_on(session: Session) -> None:
+    """Under `INFO rule 4` we play White against two double threes of Black's (4,4 and
+    10,10): Black's move on one that is still forbidden is an ERROR, the game is as it was,
+    and the session goes on."""
+    assert session.send("INFO rule 4") == []
+    assert session.send("START 15") == ["OK"]
+    black = [(2, 4), (3, 4), (4, 2), (4, 3), (8, 10), (9, 10), (10, 8), (10, 9)]
+    white = [(0, 0), (14, 0), (0, 14), (14, 14), (7, 0), (0, 7), (14, 7)]
+    session.send("BOARD")
+    for bx, by in black:  # the order within BOARD does not matter to the position
+        session.send(f"{bx},{by},2")
+    for wx, wy in white:
+        session.send(f"{wx},{wy},1")
+    reply = session.send("DONE")
+    assert len(reply) >= 1 and reply[-1].count(",") == 1  # our move as White
+    game = session.engine.game
+    assert game.rules.name == "renju"  # type: ignore[attr-defined]
+    assert game.to_move == BLACK
+    target = next(p for p in (game.point(4, 4), game.point(10, 10))
+                  if game.board[p] == 0 and game.forbidden(p))  # type: ignore[attr-defined]
+    moves = list(game.moves)
+    x, y = target % 15, target // 15
+    [error] = session.send(f"TURN {x},{y}")
+    assert error.startswith("ERROR") and "double three" in error
+    assert list(session.engine.game.moves) == moves
+    reply = session.send("TURN 12,3")  # a legal move: the game goes on
+    assert reply[-1].count(",") == 1
+    assert len(session.engine.game.moves) == len(moves) + 2
 
 
 def test_info_max_node_caps_the_visits(session: Session) -> None:

@@ -14,7 +14,7 @@ from saz.engine.games.errors import (
     UnsupportedRuleError,
     UnsupportedSizeError,
 )
-from saz.engine.games.gomoku import EXACT_FIVE, FREESTYLE, Gomoku
+from saz.engine.games.gomoku import EXACT_FIVE, FREESTYLE, RENJU, Gomoku
 from saz.engine.perft import perft
 
 Point = tuple[int, int]
@@ -205,9 +205,8 @@ def test_supported_sizes_and_rules() -> None:
     assert Gomoku(5, 32).num_points == 160
     assert Gomoku(15).rules is FREESTYLE
     assert new_game("gomoku", 15, rule="exact-five").rules is EXACT_FIVE
-    with pytest.raises(UnsupportedRuleError, match="not supported yet"):
-        Gomoku(15, rule="renju")
-    with pytest.raises(UnsupportedRuleError, match="freestyle, exact-five"):
+    assert Gomoku(15, rule="renju").rules is RENJU
+    with pytest.raises(UnsupportedRuleError, match="freestyle, exact-five, renju"):
         Gomoku(15, rule="caro")
 
 
@@ -279,18 +278,18 @@ def test_encode_exact_planes(white_to_move: bool) -> None:
         game.play(game.point(3, 3))
         black.append(18)
     own, opp = (white, black) if white_to_move else (black, white)
-    expected = np.zeros((26, 10), dtype=np.float32)
+    expected = np.zeros((26, 11), dtype=np.float32)
     expected[own, 0] = 1
     expected[opp, 1] = 1
     expected[:25, 2] = 1
     expected[own + opp, 2] = 0
     expected[:25, 3:9] = game.threats()
     expected[25, 9] = 1
-    out = np.full((26, 10), 7.0, dtype=np.float32)
+    out = np.full((26, 11), 7.0, dtype=np.float32)
     game.encode(out)
     assert game.feature_names == ("own", "opponent", "empty", "own_five", "own_four",
                                   "own_three", "opponent_five", "opponent_four",
-                                  "opponent_three", "extra")
+                                  "opponent_three", "extra", "black_forbidden")
     np.testing.assert_array_equal(out, expected)
 
 

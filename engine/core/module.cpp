@@ -124,7 +124,34 @@ NB_MODULE(_core, m) {
            },
            nb::arg("max_nodes"), nb::arg("exact") = true,
            "(status, move, value, nodes) of an exact endgame solve (position.hpp's Solution; "
-           "status 0: the game has no solver, 1: out of nodes, 2: solved).");
+           "status 0: the game has no solver, 1: out of nodes, 2: solved).")
+      .def("prove_threats",
+           [](Position& p, int64_t max_nodes, bool threes) {
+             Solution s;
+             {
+               nb::gil_scoped_release release;
+               s = p.prove_threats(max_nodes, threes);
+             }
+             return std::make_tuple(int(s.status), s.move, s.value, s.nodes);
+           },
+           nb::arg("max_nodes"), nb::arg("threes") = true,
+           "(status, move, value, nodes) of a threat-space search for a forced win (status 0: "
+           "the game has none, 1: no win found, 2: proven win by `move`); the position is "
+           "restored.")
+      .def("threat_defences",
+           [](Position& p, int64_t max_nodes) -> std::optional<std::vector<int>> {
+             Moves moves;
+             bool threat;
+             {
+               nb::gil_scoped_release release;
+               threat = p.threat_defences(moves, max_nodes);
+             }
+             if (!threat) return std::nullopt;
+             return std::vector<int>(moves.begin(), moves.end());
+           },
+           nb::arg("max_nodes"),
+           "None when the opponent has no win by fours found; else the moves that may stop it "
+           "(empty: none does).");
 
   bind_othello(m);
   bind_gomoku(m);

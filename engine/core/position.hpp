@@ -137,6 +137,21 @@ class Position {
   // Default: UNSUPPORTED, for games without a solver (only Othello's endgame has one).
   virtual Solution solve(int64_t max_nodes, bool exact) const { return Solution{}; }
 
+  // Threat-space search (Gomoku): a win for the side to move forced by an unbroken series of
+  // threats, fours only (VCF) or with `threes` also threats to make an open or double four
+  // (VCT), within `max_nodes` positions: SOLVED with value +1 and the first move; else UNKNOWN
+  // (none found, which proves nothing). Plays and undoes on this position, which it restores.
+  // Default: UNSUPPORTED.
+  virtual Solution prove_threats(int64_t max_nodes, bool threes) { return Solution{}; }
+  // When the opponent, were it to move, would win by fours alone (a VCF): true, with `out` the
+  // legal moves that may stop it (each tried within `max_nodes` positions in all; an empty list
+  // means none does and the position is lost). False when no such win was found: the caller
+  // keeps its own candidates. Restores the position.
+  virtual bool threat_defences(Moves& out, int64_t max_nodes) {
+    out.clear();
+    return false;
+  }
+
   // Node features [num_nodes, num_features] row-major from the side to move's view, every entry
   // overwritten: rows 0..num_points-1 are the points, the last row is the extra node.
   virtual void encode(float* out) const = 0;

@@ -205,12 +205,76 @@ void Tree::settle(Node& leaf, Position& pos) {
     }
   }
   const bool forced = pos.forced_moves(moves_buf_);
-  if (!forced) {
-    pos.legal_moves(moves_buf_);  // no threat: every legal move is a candidate
-  } else if (moves_buf_.empty()) {
-    leaf.state = SETTLED;
-    leaf.exact = -1.0f;
+  if (forced) {
+    if (moves_buf_.empty()) {
+      leaf.state = SETTLED;
+      leaf.exact = -1.0f;
+    }
+    return;
   }
+  // Deeper threats (Gomoku): a win by fours, or the opponent's, whose defences are then all the
+  // moves worth searching.
+  if (options_.threat_nodes > 0) {
+    if (pos.prove_threats(options_.threat_nodes, false).status == Solution::SOLVED) {
+      leaf.state = SETTLED;
+      leaf.exact = 1.0f;
+      return;
+    }
+    if (pos.threat_defences(moves_buf_, options_.threat_nodes)) {
+      if (moves_buf_.empty()) {
+        leaf.state = SETTLED;
+        leaf.exact = -1.0f;
+      }
+      return;
+    }
+  }
+  pos.legal_moves(moves_buf_);  // no threat: every legal move is a candidate
+}
+
+void Tree::propagate(const std::vector<int32_t>& path) {
+  for (size_t k = path.size() - 1; k > 0; --k) {
+    const Node& child = node(path[k]);
+    Node& parent = node(path[k - 1]);
+    if (child.state != SETTLED || parent.state != OPEN) return;
+    if (child.exact == -1.0f) {  // the move into `child` wins
+      parent.state = SETTLED;
+      parent.exact = 1.0f;
+      continue;
+    }
+    if (child.exact != 1.0f || parent.tried < parent.num_edges) return;
+    for (int i = 0; i < parent.tried; ++i) {
+      const Node& c = node(edges_[parent.edges + i].child);
+      if (c.state != SETTLED || c.exact != 1.0f) return;
+    }
+    parent.state = SETTLED;  // every move loses
+    parent.exact = -1.0f;
+  }
+}
+
+int Tree::root_proven() const {
+  if (!root_pos_) return 0;
+  const Node& root = node(root_);
+  if (root.state == SETTLED && (root.exact == 1.0f || root.exact == -1.0f)) return int(root.exact);
+  if (root.edges < 0 || root.state != OPEN) return 0;
+  if (root_proven_move() >= 0) return 1;
+  if (root.tried < root.num_edges) return 0;
+  for (int i = 0; i < root.tried; ++i) {
+    const Node& c = node(edges_[root.edges + i].child);
+    if (c.state != SETTLED || c.exact != 1.0f) return 0;
+  }
+  return -1;
+}
+
+int32_t Tree::root_proven_move() const {
+  if (!root_pos_) return -1;
+  const Node& root = node(root_);
+  if (root.edges < 0) return -1;
+  for (int i = 0; i < root.tried; ++i) {
+    const Edge& e = edges_[root.edges + i];
+    const Node& c = node(e.child);
+    if (c.state == SETTLED && c.exact == -1.0f) return e.move;
+  }
+  return -1;
 }
 
 void Tree::backup(const std::vector<int32_t>& path, double value, int vl) {
@@ -294,6 +358,7 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
     }
     if (nd->state == SETTLED) {
       backup(path, nd->exact, vl);
+      propagate(path);
       ++done.settled;
     } else if (created) {
       if (!settled) candidates(pos);  // an unexpanded root, which no descent settles
@@ -507,7 +572,8 @@ void bind_tree(nb::module_& m) {
       .def_rw("max_bytes", &TreeOptions::max_bytes)
       .def_rw("max_nodes", &TreeOptions::max_nodes)
       .def_rw("solve_empties", &TreeOptions::solve_empties)
-      .def_rw("solve_nodes", &TreeOptions::solve_nodes);
+      .def_rw("solve_nodes", &TreeOptions::solve_nodes)
+      .def_rw("threat_nodes", &TreeOptions::threat_nodes);
 
   nb::class_<Tree>(m, "Tree", "The search tree as flat arrays with a byte budget (tree.hpp).")
       .def(nb::init<const TreeOptions&>(), nb::arg("options"))
@@ -547,6 +613,10 @@ void bind_tree(nb::module_& m) {
       .def_prop_ro("root_expanded", &Tree::root_expanded)
       .def_prop_ro("root_visits", &Tree::root_visits)
       .def_prop_ro("root_value", &Tree::root_value)
+      .def_prop_ro("root_proven", &Tree::root_proven,
+                   "+1 / -1 when the root's result is proven by settled children, else 0.")
+      .def_prop_ro("root_proven_move", &Tree::root_proven_move,
+                   "A root move proven to win (its child settled as lost), -1 when none.")
       .def("root_children",
            [](const Tree& t) {
              std::vector<std::tuple<int, int, double, float>> out;

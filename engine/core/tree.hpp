@@ -106,6 +106,10 @@ struct TreeOptions {
   // when that succeeds. 0: off.
   int solve_empties = 0;
   int64_t solve_nodes = 100000;
+  // Where the game has a threat-space search (Gomoku): a new leaf whose side to move wins by
+  // fours (VCF, within this many positions) is settled at +1; one whose opponent would is
+  // expanded over the moves that may stop it only, and settled at -1 when none does. 0: off.
+  int64_t threat_nodes = 0;
 };
 
 // What one collect did.
@@ -163,6 +167,10 @@ class Tree {
   void set_root_priors(const std::vector<float>& priors);
   // Keep only `allowed` moves at a freshly expanded root (renormalised); none allowed: unchanged.
   void restrict_root(const std::vector<int32_t>& allowed);
+  // +1 / -1 when the root's result is proven (a child settled as lost for its side to move, or
+  // every child settled as won for it), 0 otherwise; and a proven winning root move (-1: none).
+  int root_proven() const;
+  int32_t root_proven_move() const;
   // The most visited line below the root's child for `move` (not including it).
   std::vector<int32_t> principal_variation(int32_t move, int limit) const;
 
@@ -194,6 +202,10 @@ class Tree {
   // expansion's candidates in `moves_buf_`, as `candidates` would put them.
   void settle(Node& leaf, Position& pos);
   void backup(const std::vector<int32_t>& path, double value, int vl);
+  // MCTS-solver: after the last node of `path` was settled, settle its ancestors that this
+  // proves: a node with a child lost for its side to move is won; one whose every move leads
+  // to a child won for its side to move is lost.
+  void propagate(const std::vector<int32_t>& path);
   // Extend `nd`'s sorted prefix of edges by a chunk, or to the end (ties: the lower move first).
   void sort_more(Node& nd, bool all = false);
   void copy_subtree(int32_t from, NodeChunks& nodes, EdgeChunks& edges) const;

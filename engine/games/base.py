@@ -87,6 +87,15 @@ class Solution:
 
 #: The node budget `Game.solve` uses unless told: about a second of search on a desktop core.
 DEFAULT_SOLVE_NODES = 10_000_000
+#: Positions a threat-space search (`Game.threat_win`) visits by default: a few milliseconds.
+DEFAULT_THREAT_NODES = 20_000
+
+
+def _budget(max_nodes: int) -> int:
+    max_nodes = operator.index(max_nodes)
+    if max_nodes < 1:
+        raise ValueError(f"max_nodes must be at least 1, got {max_nodes}")
+    return min(max_nodes, 2**63 - 1)
 
 
 def _check_color(color: object) -> None:
@@ -134,6 +143,8 @@ class Game(ABC):
     passes_implicitly: ClassVar[bool] = False
     #: Whether `solve()` can answer (the game has an exact endgame solver in the core).
     has_solver: ClassVar[bool] = False
+    #: Whether `threat_win` and `threat_defences` search (Gomoku's threat-space search).
+    has_threat_search: ClassVar[bool] = False
 
     grid: Grid
     #: The position in the compiled core: the rules, hash and encoding run there.
@@ -406,6 +417,23 @@ class Game(ABC):
         if status != _SOLVED:
             return None
         return Solution(None if move < 0 else move, value, exact, nodes)
+
+    def threat_win(self, max_nodes: int = DEFAULT_THREAT_NODES, *, threes: bool = True
+                   ) -> int | None:
+        """A move that wins by force through an unbroken series of threats (Gomoku's threat-space
+        search in the compiled core, without the GIL): fours only with `threes=False` (VCF), or
+        also threats to make an open or double four (VCT), within `max_nodes` positions. None
+        when no such win was found, which proves nothing, or the game has no threat search."""
+        max_nodes = _budget(max_nodes)
+        status, move, _, _ = self._core.prove_threats(max_nodes, threes)
+        return move if status == _SOLVED else None
+
+    def threat_defences(self, max_nodes: int = DEFAULT_THREAT_NODES) -> list[int] | None:
+        """When the opponent, were it to move, would win by fours alone (a VCF the threat search
+        finds within `max_nodes` positions): the legal moves that may stop it, each checked by
+        searching again (an empty list: none does, the position is lost). None when no such win
+        was found or the game has no threat search: every legal move stays a candidate."""
+        return self._core.threat_defences(_budget(max_nodes))
 
     # -- conveniences shared by every game ------------------------------------------------------
     def outcome_for(self, color: int) -> float:

@@ -1,15 +1,19 @@
-"""Gomoku on any board from 5x5 to 32x32: freestyle and exact-five rules.
+"""Gomoku on any board from 5x5 to 32x32: freestyle, exact-five and renju rules.
 
 Black moves first; players alternate placing a stone on an empty point, and there is no pass. A
 line of five of one's own stones (row, column or diagonal) made by the last move wins; a full
 board without one is a draw.
 
 What counts as a winning line is a `GomokuRule`: freestyle lets six or more in a row win, exact
-five does not (an overline is just stones, and the game goes on). Renju will be one more rule: its
-overline test depends on the colour, and its forbidden points for Black (double three, double
-four, overline) will be one more test next to the emptiness test of a move.
+five does not (an overline is just stones, and the game goes on). Renju (the RIF rules, Gomocup's
+`rule 4`) lets White's overline win and forbids Black three shapes: a double three, a double four
+and an overline, unless the same stone makes five. A three counts only if it can become a straight
+four on a point that is not itself forbidden (a "false" three does not). Black's move on a
+forbidden point is illegal, so White wins a renju game also by a four whose only block is
+forbidden to Black.
 
-The rules, the Zobrist hash, the tactics (`winning_moves`, `forced_moves`, `wins_if_played`) and
+The rules, the Zobrist hash, the tactics (`winning_moves`, `forced_moves`, `wins_if_played`), the
+forbidden points (`forbidden`), the threat-space search (`threat_win`, `threat_defences`) and
 the node features (`encode`, `threats`) live in the compiled core, `engine/core/gomoku.cpp`
 (`saz.engine._core.GomokuPosition`); this module is the typed layer over it: argument checks with
 their error messages, the rule objects, and the history that `Game` keeps.
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import ClassVar
 
 import numpy as np
@@ -47,22 +52,31 @@ class GomokuRule:
     """What a line of stones through the last move is worth: the part of the rules that varies."""
 
     name: str
-    #: Whether six or more in a row win (freestyle) or count for nothing (exact five).
-    overline_wins: bool
+    #: The colours whose six or more in a row win (freestyle: both; exact five: neither;
+    #: renju: White, whose overline wins, while Black's is forbidden).
+    overline_winners: frozenset[int]
+    #: Whether Black may not play a double three, a double four or an overline (renju).
+    black_forbidden: bool = False
 
     def wins(self, length: int, color: int) -> bool:
-        """Whether `length` stones of `color` in a row, through the move just played, win.
-
-        `color` is unused by these rules; renju lets White's overline win but not Black's."""
-        return length == FIVE or (length > FIVE and self.overline_wins)
+        """Whether `length` stones of `color` in a row, through the move just played, win."""
+        return length == FIVE or (length > FIVE and color in self.overline_winners)
 
 
-FREESTYLE = GomokuRule("freestyle", overline_wins=True)
-EXACT_FIVE = GomokuRule("exact-five", overline_wins=False)
+FREESTYLE = GomokuRule("freestyle", frozenset((BLACK, WHITE)))
+EXACT_FIVE = GomokuRule("exact-five", frozenset())
+RENJU = GomokuRule("renju", frozenset((WHITE,)), black_forbidden=True)
 #: The rules by name, as the constructor's `rule` argument takes them.
-RULES_BY_NAME: dict[str, GomokuRule] = {r.name: r for r in (FREESTYLE, EXACT_FIVE)}
-#: Known rules not implemented yet: asking for one is an UnsupportedRuleError that says so.
-PLANNED_RULES = ("renju",)
+RULES_BY_NAME: dict[str, GomokuRule] = {r.name: r for r in (FREESTYLE, EXACT_FIVE, RENJU)}
+
+
+class Forbidden(IntEnum):
+    """Why renju forbids Black a point (the core's codes)."""
+
+    NOT_FORBIDDEN = 0
+    DOUBLE_THREE = 1
+    DOUBLE_FOUR = 2
+    OVERLINE = 3
 
 
 def _check_size(width: object, height: object) -> tuple[int, int]:
@@ -80,8 +94,6 @@ def _check_size(width: object, height: object) -> tuple[int, int]:
 def _rule_named(name: str) -> GomokuRule:
     rule = RULES_BY_NAME.get(name)
     if rule is None:
-        if name in PLANNED_RULES:
-            raise UnsupportedRuleError(f"the Gomoku rule {name!r} is not supported yet")
         raise UnsupportedRuleError(
             f"unknown Gomoku rule {name!r}; expected one of {', '.join(RULES_BY_NAME)}")
     return rule
@@ -92,15 +104,17 @@ class Gomoku(Game):
 
     `Gomoku(15)` is freestyle on 15x15; `Gomoku(20, rule="exact-five")`; `Gomoku(12, 9)` a
     12-wide, 9-high board. Beyond the `Game` interface: `rules`, `winning_line()`,
-    `wins_if_played()` and the feature planes `threats()`.
+    `wins_if_played()`, `forbidden()` and the feature planes `threats()`.
     """
 
     name: ClassVar[str] = "gomoku"
     feature_names: ClassVar[tuple[str, ...]] = (
         "own", "opponent", "empty", "own_five", "own_four", "own_three",
-        "opponent_five", "opponent_four", "opponent_three", "extra")
-    #: 2: the threat planes (`threats`) joined own / opponent / empty.
-    feature_version: ClassVar[int] = 2
+        "opponent_five", "opponent_four", "opponent_three", "extra", "black_forbidden")
+    #: 2: the threat planes (`threats`) joined own / opponent / empty. 3: Black's forbidden
+    #: points under renju (zero under the other rules), after the extra node's marker.
+    feature_version: ClassVar[int] = 3
+    has_threat_search: ClassVar[bool] = True
     RULES: ClassVar[tuple[str, ...]] = tuple(RULES_BY_NAME)
 
     _core: _core.GomokuPosition
@@ -172,6 +186,15 @@ class Gomoku(Game):
                 raise IllegalMoveError(move, "not an empty point of the board")
             raise ValueError(f"color must be BLACK (1) or WHITE (-1), got {color!r}")
         return self._core.wins_if_played(move, int(color))
+
+    def forbidden(self, move: int) -> Forbidden:
+        """Why renju forbids Black the empty point `move` now, whoever is to move
+        (`Forbidden.NOT_FORBIDDEN` under the other rules and where it may play);
+        IllegalMoveError unless `move` is an empty point."""
+        move = operator.index(move)
+        if not 0 <= move < self.num_points:
+            raise IllegalMoveError(move, "not an empty point of the board")
+        return Forbidden(self._core.forbidden(move))
 
     # -- the network's view -------------------------------------------------------------------
     def threats(self) -> np.ndarray:

@@ -286,6 +286,9 @@ class MCTS:
         solved = self._solve_root(root, allowed)
         if solved is not None:
             return decided(*solved)
+        threat = self._threat_root(root, allowed)
+        if threat is not None:
+            return decided(threat, 1.0)
         counters = _Counters()
         lay = layout(root.width, root.height)
         if not tree.root_expanded:
@@ -310,6 +313,8 @@ class MCTS:
         # pass it during the next turn (and then wait for the batch in flight) stops now.
         turn, turn_start = 0.0, start
         while not (self._stop.is_set() or stop.is_set()):
+            if tree.root_proven:  # the tree proved the result: more visits change nothing
+                break
             now = self._now()
             turn, turn_start = now - turn_start, now
             if self._limit_reached(limits, counters, now - start, turn):
@@ -508,6 +513,7 @@ class MCTS:
         options.max_nodes = self.options.max_nodes
         options.solve_empties = self.options.solve_empties
         options.solve_nodes = self.options.solve_nodes
+        options.threat_nodes = self.options.threat_nodes
         options.max_bytes = self._tree_budget(held)
         return options
 
@@ -576,6 +582,16 @@ class MCTS:
             return None
         return solution.move, float(solution.result)
 
+    def _threat_root(self, root: Game, allowed: set[int] | None) -> int | None:
+        """A move that wins by a series of threats (fours and threes) found at the root within
+        `options.threat_root_nodes`, where the game has a threat search; None otherwise."""
+        if self.options.threat_root_nodes <= 0 or not root.has_threat_search:
+            return None
+        move = root.threat_win(self.options.threat_root_nodes, threes=True)
+        if move is None or (allowed is not None and move not in allowed):
+            return None
+        return move
+
     def _decided(self, move: int, value: float, start: float) -> SearchResult:
         """The result of a move the rules chose: one exact evaluation, counted as one visit."""
         root = self._root
@@ -595,6 +611,9 @@ class MCTS:
             pv = (move, *tree.principal_variation(move))
             infos.append(MoveInfo(move, visits, q, prior, lcb, pv))
         infos.sort(key=lambda m: (m.visits, m.value), reverse=True)
+        proven = tree.root_proven_move
+        if proven >= 0:  # a move proven to win comes first, however few its visits
+            infos.sort(key=lambda m: m.move != proven)
         if infos:
             best = infos[0].move
         else:  # nothing searched yet: the network's favourite, else any legal move

@@ -78,6 +78,13 @@ class SearchOptions:
     solve_empties: int = 0
     solve_nodes: int = 100_000
     solve_root_nodes: int = 5_000_000
+    #: Where the game has a threat-space search (Gomoku): at every new leaf, a win by fours
+    #: (VCF) within `threat_nodes` positions settles it at +1, and when the opponent would win
+    #: by fours only the moves that may stop it are searched (none: settled at -1). At the
+    #: root, a win by fours and threes (VCT) within `threat_root_nodes` is played at once.
+    #: 0: off. Measured in docs/BENCHMARKS.md ("Threat-space search").
+    threat_nodes: int = 1_000
+    threat_root_nodes: int = 200_000
     subgraphs: SubgraphSampling = SubgraphSampling()
     #: Seed of the search's own random numbers (noise, subgraph windows); None: from the OS.
     seed: int | None = None
@@ -103,6 +110,8 @@ class SearchOptions:
             raise ValueError("solve_empties must be >= 0 (0: off)")
         if self.solve_nodes < 1 or self.solve_root_nodes < 1:
             raise ValueError("solve_nodes and solve_root_nodes must be >= 1")
+        if self.threat_nodes < 0 or self.threat_root_nodes < 0:
+            raise ValueError("threat_nodes and threat_root_nodes must be >= 0 (0: off)")
 
 
 # -- the front-ends' command line ------------------------------------------------------------------
@@ -123,6 +132,15 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="N", help="solve positions with at most N empty points exactly "
                                           "where the game has a solver (Othello), in the tree "
                                           "and at the root (default 0: off)")
+    parser.add_argument("--threat-nodes", type=int, default=SearchOptions.threat_nodes,
+                        metavar="N", help="Gomoku: the positions a threat-space search (wins by "
+                                          "fours) may visit at each new leaf of the tree (default "
+                                          f"{SearchOptions.threat_nodes}; 0: off)")
+    parser.add_argument("--threat-root-nodes", type=int,
+                        default=SearchOptions.threat_root_nodes, metavar="N",
+                        help="Gomoku: the positions a threat-space search (wins by fours and "
+                             "threes) may visit at the root before the tree is searched "
+                             f"(default {SearchOptions.threat_root_nodes}; 0: off)")
     parser.add_argument("--subgraph-blend", type=float, default=SubgraphSampling.blend,
                         metavar="B", help="the sub-boards' share of the prior (default "
                                           f"{SubgraphSampling.blend})")
@@ -134,6 +152,8 @@ def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     try:
         return SearchOptions(max_tree_bytes=args.max_memory, search_threads=args.search_threads,
                              solve_empties=args.solve_empties,
+                             threat_nodes=args.threat_nodes,
+                             threat_root_nodes=args.threat_root_nodes,
                              subgraphs=SubgraphSampling(count=args.subgraphs,
                                                         blend=args.subgraph_blend))
     except ValueError as exc:

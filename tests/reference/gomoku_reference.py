@@ -193,9 +193,9 @@ class ReferenceGomoku(Game):
     name: ClassVar[str] = "gomoku"
     feature_names: ClassVar[tuple[str, ...]] = (
         "own", "opponent", "empty", "own_five", "own_four", "own_three",
-        "opponent_five", "opponent_four", "opponent_three", "extra")
+        "opponent_five", "opponent_four", "opponent_three", "extra", "black_forbidden")
     #: 2: the threat planes (`threats`) joined own / opponent / empty.
-    feature_version: ClassVar[int] = 2
+    feature_version: ClassVar[int] = 3
     RULES: ClassVar[tuple[str, ...]] = tuple(RULES_BY_NAME)
 
     def __init__(self, width: int, height: int | None = None, *, rule: str = "freestyle") -> None:
@@ -383,7 +383,8 @@ class ReferenceGomoku(Game):
     # -- the network's view -----------------------------------------------------------------------
     def encode(self, out: np.ndarray) -> None:
         """Per point, from the side to move's view: own / opponent / empty, then the threat
-        planes (`threats`); the extra row has only `extra` = 1."""
+        planes (`threats`); the extra row has only `extra` = 1. Black's forbidden points (renju's,
+        which this reference does not play) are always 0."""
         n = self.num_points
         np.take(_ENCODING[self._to_move], self._board, axis=0, out=out[:n], mode="wrap")
         out[:n, 3:9] = self.threats()
@@ -430,7 +431,7 @@ def _encoding_table(to_move: int) -> np.ndarray:
 
 _ENCODING = {BLACK: _encoding_table(BLACK), WHITE: _encoding_table(WHITE)}
 _EXTRA_ROW = np.zeros(len(ReferenceGomoku.feature_names), dtype=np.float32)
-_EXTRA_ROW[-1] = 1.0
+_EXTRA_ROW[ReferenceGomoku.feature_names.index("extra")] = 1.0
 #: A point's int8 value (EMPTY 0, BLACK 1, WHITE -1 read as the last entry) as its share of a
 #: window's content from the view of the side to move: an own stone 1, an opponent's 6.
 _STONE_CODES = {BLACK: np.array([0, 1, 6], dtype=np.int8),

@@ -45,8 +45,8 @@ COMMAND_TIMEOUT = 10.0
 EXTRA_PATH = "/usr/games"
 #: `set_game` names, as gtp-rhino and Quarry spell them.
 _GTP_GAME_NAMES = {"go": "Go", "othello": "Othello", "gomoku": "Gomoku"}
-#: Gomocup INFO rule values of the Gomoku rules (0 freestyle, 1 exact five).
-_GOMOCUP_RULES = {"freestyle": 0, "exact-five": 1}
+#: Gomocup INFO rule values of the Gomoku rules (0 freestyle, 1 exact five, 4 renju).
+_GOMOCUP_RULES = {"freestyle": 0, "exact-five": 1, "renju": 4}
 T = TypeVar("T")
 
 

@@ -379,7 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="open each pair of games with P random legal moves")
     parser.add_argument("--seed", type=int, default=0, help="of the random openings")
     parser.add_argument("--komi", type=float, default=7.5, help="Go's komi (default 7.5)")
-    parser.add_argument("--rule", choices=("freestyle", "exact-five"), default="freestyle",
+    parser.add_argument("--rule", choices=("freestyle", "exact-five", "renju"), default="freestyle",
                         help="Gomoku's rule (default freestyle)")
     parser.add_argument("--max-plies", type=int, metavar="N",
                         help="adjudicate a game after N moves: Go by the area score, else a "
