@@ -382,9 +382,10 @@ def test_tactics_with_a_random_network(tiny_model, diagram: list[str],
 
 def test_a_move_proven_lost_is_not_visited_again() -> None:
     """Black faces an open four: each black move is a proven loss after one visit, so the search
-    tries every move once and never returns to those it has settled (one must take the rest)."""
+    tries every move once and never returns to those it has settled (one must take the rest).
+    The root's threat guard is off: it would settle them all before the first visit."""
     game = gomoku_from(WHITE_OPEN_FOUR)
-    search = MCTS(FakeNet(), SearchOptions(batch_size=4, seed=5))
+    search = MCTS(FakeNet(), SearchOptions(batch_size=4, seed=5, threat_root_nodes=0))
     result = search.search(game, SearchLimits(visits=300, early_stop=False))
     visits = sorted(m.visits for m in result.moves)
     assert len(visits) == len(game.legal_moves())

@@ -265,6 +265,28 @@ int Tree::root_proven() const {
   return -1;
 }
 
+bool Tree::settle_root_move(int32_t move, float exact) {
+  if (!root_expanded() || !batches_.empty()) return false;
+  Node& root = node(root_);
+  int i = 0;
+  while (i < root.num_edges && edges_[root.edges + i].move != move) ++i;
+  if (i == root.num_edges) return false;
+  if (i >= root.tried) {  // make it the last tried edge, then restore the untried order
+    if (!room_for_leaf(0)) return false;
+    const int32_t child = new_node();
+    Node& r = node(root_);
+    std::swap(edges_[r.edges + i], edges_[r.edges + r.tried]);
+    edges_[r.edges + r.tried].child = child;
+    i = r.tried++;
+    std::sort(&edges_[r.edges + r.tried], &edges_[r.edges + r.num_edges], by_prior);
+    r.sorted = r.num_edges;
+  }
+  Node& c = node(edges_[node(root_).edges + i].child);
+  c.state = SETTLED;
+  c.exact = exact;
+  return true;
+}
+
 int32_t Tree::root_proven_move() const {
   if (!root_pos_) return -1;
   const Node& root = node(root_);
@@ -615,6 +637,8 @@ void bind_tree(nb::module_& m) {
       .def_prop_ro("root_value", &Tree::root_value)
       .def_prop_ro("root_proven", &Tree::root_proven,
                    "+1 / -1 when the root's result is proven by settled children, else 0.")
+      .def("settle_root_move", &Tree::settle_root_move, nb::arg("move"), nb::arg("exact"),
+           "Settle the root's child for `move` at `exact` (its side to move's value).")
       .def_prop_ro("root_proven_move", &Tree::root_proven_move,
                    "A root move proven to win (its child settled as lost), -1 when none.")
       .def("root_children",

@@ -171,6 +171,10 @@ class Tree {
   // every child settled as won for it), 0 otherwise; and a proven winning root move (-1: none).
   int root_proven() const;
   int32_t root_proven_move() const;
+  // Settle the root's child for `move` at `exact` (its side to move's value), creating the
+  // child when the move was not tried yet: an outside proof (the threat search's) that the
+  // search then respects. False when `move` is not a root candidate.
+  bool settle_root_move(int32_t move, float exact);
   // The most visited line below the root's child for `move` (not including it).
   std::vector<int32_t> principal_variation(int32_t move, int limit) const;
 

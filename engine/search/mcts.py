@@ -286,7 +286,8 @@ class MCTS:
         solved = self._solve_root(root, allowed)
         if solved is not None:
             return decided(*solved)
-        threat = self._threat_root(root, allowed)
+        threat_budget = self._threat_budget(limits)
+        threat = self._threat_root(root, allowed, threat_budget)
         if threat is not None:
             return decided(threat, 1.0)
         counters = _Counters()
@@ -297,6 +298,7 @@ class MCTS:
                 self._finish(batch, self._run(batch), counters)
         if allowed is not None:
             tree.restrict_root(sorted(allowed))
+        self._guard_root(root, threat_budget)
         moves, _ = tree.root_edges()
         if len(moves) == 1:
             return decided(moves[0], tree.root_value)
@@ -582,15 +584,48 @@ class MCTS:
             return None
         return solution.move, float(solution.result)
 
-    def _threat_root(self, root: Game, allowed: set[int] | None) -> int | None:
+    def _threat_budget(self, limits: SearchLimits) -> int:
+        """The positions each of the root's threat searches may visit: `threat_root_nodes`, and
+        under a clock no more than `_THREAT_SHARE` of the move's time at `_THREAT_RATE`."""
+        budget = self.options.threat_root_nodes
+        if limits.soft_seconds is not None:
+            budget = min(budget, int(limits.soft_seconds * _THREAT_SHARE * _THREAT_RATE))
+        return budget
+
+    def _threat_root(self, root: Game, allowed: set[int] | None, budget: int) -> int | None:
         """A move that wins by a series of threats (fours and threes) found at the root within
-        `options.threat_root_nodes`, where the game has a threat search; None otherwise."""
-        if self.options.threat_root_nodes <= 0 or not root.has_threat_search:
+        `budget` positions, where the game has a threat search; None otherwise."""
+        if budget <= 0 or not root.has_threat_search:
             return None
-        move = root.threat_win(self.options.threat_root_nodes, threes=True)
+        move = root.threat_win(budget, threes=True)
         if move is None or (allowed is not None and move not in allowed):
             return None
         return move
+
+    def _guard_root(self, root: Game, budget: int) -> None:
+        """When the opponent, were it to move, would win by threats (a VCT within `budget`
+        positions), settle as lost the root moves after which it still does: the network's
+        favourites first, until `_GUARDED_MOVES` of them were found safe. The tree's leaves
+        already answer the opponent's wins by fours; this reaches its threes."""
+        if budget <= 0 or not root.has_threat_search:
+            return
+        turned = root.copy()
+        turned.set_to_move(-root.to_move)
+        if turned.threat_win(budget, threes=True) is None:
+            return
+        moves, priors = self._tree.root_edges()
+        safe = 0
+        ranked = [m for _, m in sorted(zip(priors, moves), reverse=True)]
+        # At most three times as many searches as safe moves wanted: four budgets in all.
+        for move in ranked[:3 * _GUARDED_MOVES]:
+            if safe >= _GUARDED_MOVES:
+                break
+            after = root.copy()
+            after.play(move)
+            if after.is_over() or after.threat_win(budget // _GUARDED_MOVES, threes=True) is None:
+                safe += 1
+            else:
+                self._tree.settle_root_move(move, 1.0)  # the opponent, to move there, wins
 
     def _decided(self, move: int, value: float, start: float) -> SearchResult:
         """The result of a move the rules chose: one exact evaluation, counted as one visit."""
@@ -620,9 +655,18 @@ class MCTS:
             moves, _ = tree.root_edges() if tree.root_expanded else ([], [])
             best = moves[0] if moves else int(root.legal_moves()[0])
         stats = counters.freeze(self._now() - start, self.num_nodes)
-        return SearchResult(best, tree.root_value, tree.root_visits, tuple(infos), stats, False,
+        value = float(tree.root_proven) or tree.root_value  # a proof outranks the average
+        return SearchResult(best, value, tree.root_visits, tuple(infos), stats, False,
                             root.num_nodes)
 
+
+#: Root moves found safe from the opponent's threats before `MCTS._guard_root` stops looking.
+_GUARDED_MOVES = 8
+#: Under a clock, each root threat search gets at most this share of the move's time, counted
+#: at this many positions a second (a conservative figure: docs/BENCHMARKS.md measured about
+#: 2M on this machine's cores).
+_THREAT_SHARE = 0.03
+_THREAT_RATE = 1_000_000
 
 #: What one network call returns: log-policy [rows, N], values [rows], seconds inside the call.
 _Output = tuple[np.ndarray, np.ndarray, float]
