@@ -225,16 +225,18 @@ def search_message(result: SearchResult, point: Callable[[int], str], *,
                    flip: bool = False) -> str:
     """The MESSAGE text about one search, sent just before the answer it chose, for managers to
     show and log: root visits, depth (the principal variation's length), the winrate of the side
-    to move in the searched position (the other side's with `flip`), speed (new visits per
-    second), time, and the principal variation as `x,y` points (its first `PV_SHOWN` moves)."""
+    to move in the searched position (the other side's with `flip`; "(proven)" when the rules
+    or the threat search proved it), speed (new visits per second), time, and the principal
+    variation as `x,y` points (its first `PV_SHOWN` moves)."""
     infos = [m for m in result.moves if m.move == result.best_move]
     pv = infos[0].pv if infos and infos[0].pv else (result.best_move,)
     stats = result.stats
     speed = stats.playouts / stats.seconds if stats.seconds > 0 else 0.0
     winrate = 50.0 * (1.0 + (-result.value if flip else result.value))
+    proof = " (proven)" if result.proven else ""
     shown = " ".join(point(move) for move in pv[:PV_SHOWN]) + (" ..." if len(pv) > PV_SHOWN
                                                                else "")
-    return (f"visits {result.root_visits} | depth {len(pv)} | winrate {winrate:.1f}% | "
+    return (f"visits {result.root_visits} | depth {len(pv)} | winrate {winrate:.1f}%{proof} | "
             f"speed {speed:.0f} visits/s | time {stats.seconds:.2f}s | pv {shown}")
 
 

@@ -153,8 +153,10 @@ InfoFormat = Callable[[SearchResult, Vertices, "int | None", "Estimate | None"],
 
 def lz_info(result: SearchResult, vertices: Vertices, max_moves: int | None,
             estimate: Estimate | None = None) -> str:
-    """One snapshot in Leela Zero's format (empty when no move has a visit yet)."""
-    return _leela_lines(result, vertices, max_moves, {})
+    """One snapshot in Leela Zero's format (empty when no move has a visit yet); a proven
+    result shows as a winrate of 10000 or 0, and a solved endgame's margin as `scoreLead`."""
+    exact = {result.best_move: result.exact_score} if result.exact_score is not None else {}
+    return _leela_lines(result, vertices, max_moves, exact)
 
 
 def sabaki_info(result: SearchResult, vertices: Vertices, max_moves: int | None,
@@ -162,8 +164,16 @@ def sabaki_info(result: SearchResult, vertices: Vertices, max_moves: int | None,
     """One snapshot for Sabaki's own `analyze`: Leela Zero's fields (Sabaki reads the winrate
     of any command not named kata-* as an integer per 10,000) and, where the network has a
     score head, KataGo's `scoreLead`, which Sabaki shows as the lead and plots."""
-    return _leela_lines(result, vertices, max_moves,
-                        estimate.score_leads if estimate is not None else {})
+    return _leela_lines(result, vertices, max_moves, _leads(result, estimate))
+
+
+def _leads(result: SearchResult, estimate: Estimate | None) -> Mapping[int, float]:
+    """Score leads per root move: the score head's, and for a move the endgame solver chose its
+    exact final margin, which outranks any estimate."""
+    leads = dict(estimate.score_leads) if estimate is not None else {}
+    if result.exact_score is not None:
+        leads[result.best_move] = result.exact_score
+    return leads
 
 
 def _leela_lines(result: SearchResult, vertices: Vertices, max_moves: int | None,
@@ -184,7 +194,7 @@ def kata_info(result: SearchResult, vertices: Vertices, max_moves: int | None,
     search's value itself; scoreLead (and scoreMean, scoreSelfplay) the score head's lead along
     the move's PV, 0 without the head; scoreStdev is not estimated (0). With an `estimate`
     holding ownership, the `ownership` map follows the moves."""
-    leads = estimate.score_leads if estimate is not None else {}
+    leads = _leads(result, estimate)
     infos = []
     for order, m in enumerate(_shown(result, max_moves)):
         lead = f"{leads.get(m.move, 0.0):.6g}"

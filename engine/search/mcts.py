@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import sqrt
 from typing import Protocol
 
@@ -119,6 +119,12 @@ class SearchResult:
     #: endgame the solver settled).
     decided_by_rules: bool = False
     num_nodes: int = field(default=0, repr=False)
+    #: True when `value` is a proof, not an average: the rules, the endgame solver or the threat
+    #: search showed the root won (+1), drawn (0) or lost (-1) whatever the opponent does.
+    proven: bool = False
+    #: The endgame solver's exact final margin for the side to move (Othello's discs), when it
+    #: decided the move; analysis shows it as the score.
+    exact_score: float | None = None
 
     def visit_distribution(self) -> np.ndarray:
         """Visits per node index (pass = the extra node) normalised to sum 1: the policy target."""
@@ -274,8 +280,9 @@ class MCTS:
         root = self._root_for(game)
         tree = self._tree
 
-        def decided(move: int, value: float) -> SearchResult:
-            result = self._decided(move, value, start)
+        def decided(move: int, value: float, *, proven: bool = True,
+                    exact_score: float | None = None) -> SearchResult:
+            result = self._decided(move, value, start, proven=proven, exact_score=exact_score)
             if on_progress is not None:  # analysis shows the move the rules chose
                 on_progress(result)
             return result
@@ -285,7 +292,8 @@ class MCTS:
             return decided(wins[0], 1.0)
         solved = self._solve_root(root, allowed)
         if solved is not None:
-            return decided(*solved)
+            move, margin = solved
+            return decided(move, float(np.sign(margin)), exact_score=float(margin))
         threat_budget = self._threat_budget(limits)
         threat = self._threat_root(root, allowed, threat_budget)
         if threat is not None:
@@ -301,7 +309,7 @@ class MCTS:
         self._guard_root(root, threat_budget)
         moves, _ = tree.root_edges()
         if len(moves) == 1:
-            return decided(moves[0], tree.root_value)
+            return decided(moves[0], tree.root_value, proven=False)
         if self.options.dirichlet_epsilon > 0:
             self._add_root_noise()
 
@@ -403,7 +411,9 @@ class MCTS:
             return self._decided(wins[0], 1.0, self._lock.start)
         solved = self._solve_root(root, None)
         if solved is not None:
-            return self._decided(*solved, self._lock.start)
+            move, margin = solved
+            return self._decided(move, float(np.sign(margin)), self._lock.start,
+                                 exact_score=float(margin))
         if self._tree.root_expanded and explore and self.options.dirichlet_epsilon > 0:
             self._add_root_noise()
         return None
@@ -570,10 +580,10 @@ class MCTS:
         return False
 
     # -- results ---------------------------------------------------------------------------------
-    def _solve_root(self, root: Game, allowed: set[int] | None) -> tuple[int, float] | None:
-        """(move, value) when the endgame solver settles the root (`options.solve_empties`):
-        the move with the best final margin, and +1, 0 or -1 by its sign. None when off, too
-        far from the end, past the budget, or the move is not among `allowed`."""
+    def _solve_root(self, root: Game, allowed: set[int] | None) -> tuple[int, int] | None:
+        """(move, margin) when the endgame solver settles the root (`options.solve_empties`):
+        the move with the best final margin, and that margin for the side to move. None when
+        off, too far from the end, past the budget, or the move is not among `allowed`."""
         empties = self.options.solve_empties
         if empties <= 0 or not root.has_solver or root.num_empty > empties:
             return None
@@ -582,7 +592,7 @@ class MCTS:
             return None
         if allowed is not None and solution.move not in allowed:
             return None
-        return solution.move, float(solution.result)
+        return solution.move, solution.margin
 
     def _threat_budget(self, limits: SearchLimits) -> int:
         """The positions each of the root's threat searches may visit: `threat_root_nodes`, and
@@ -616,25 +626,27 @@ class MCTS:
         moves, priors = self._tree.root_edges()
         safe = 0
         ranked = [m for _, m in sorted(zip(priors, moves), reverse=True)]
-        # At most three times as many searches as safe moves wanted: four budgets in all.
+        # At most three times as many searches as safe moves wanted, a quarter budget each.
         for move in ranked[:3 * _GUARDED_MOVES]:
             if safe >= _GUARDED_MOVES:
                 break
             after = root.copy()
             after.play(move)
-            if after.is_over() or after.threat_win(budget // _GUARDED_MOVES, threes=True) is None:
+            if after.is_over() or after.threat_win(budget // 4, threes=True) is None:
                 safe += 1
             else:
                 self._tree.settle_root_move(move, 1.0)  # the opponent, to move there, wins
 
-    def _decided(self, move: int, value: float, start: float) -> SearchResult:
-        """The result of a move the rules chose: one exact evaluation, counted as one visit."""
+    def _decided(self, move: int, value: float, start: float, *, proven: bool = True,
+                 exact_score: float | None = None) -> SearchResult:
+        """The result of a move the rules chose: one exact evaluation, counted as one visit
+        (`proven` unless it is only the lone legal move, valued by the network)."""
         root = self._root
         assert root is not None
         stats = SearchStats(seconds=self._now() - start, nodes=self.num_nodes)
         info = MoveInfo(move, 1, value, 1.0, value, (move,))
         return SearchResult(move, value, self._tree.root_visits, (info,), stats, True,
-                            root.num_nodes)
+                            root.num_nodes, proven, exact_score)
 
     def _result(self, counters: _Counters, start: float) -> SearchResult:
         root = self._root
@@ -648,6 +660,7 @@ class MCTS:
         infos.sort(key=lambda m: (m.visits, m.value), reverse=True)
         proven = tree.root_proven_move
         if proven >= 0:  # a move proven to win comes first, however few its visits
+            infos = [replace(m, value=1.0, lcb=1.0) if m.move == proven else m for m in infos]
             infos.sort(key=lambda m: m.move != proven)
         if infos:
             best = infos[0].move
@@ -655,18 +668,20 @@ class MCTS:
             moves, _ = tree.root_edges() if tree.root_expanded else ([], [])
             best = moves[0] if moves else int(root.legal_moves()[0])
         stats = counters.freeze(self._now() - start, self.num_nodes)
-        value = float(tree.root_proven) or tree.root_value  # a proof outranks the average
+        proof = tree.root_proven
+        value = float(proof) if proof else tree.root_value  # a proof outranks the average
         return SearchResult(best, value, tree.root_visits, tuple(infos), stats, False,
-                            root.num_nodes)
+                            root.num_nodes, proven=bool(proof))
 
 
 #: Root moves found safe from the opponent's threats before `MCTS._guard_root` stops looking.
 _GUARDED_MOVES = 8
 #: Under a clock, each root threat search gets at most this share of the move's time, counted
-#: at this many positions a second (a conservative figure: docs/BENCHMARKS.md measured about
-#: 2M on this machine's cores).
-_THREAT_SHARE = 0.03
-_THREAT_RATE = 1_000_000
+#: at this many positions a second (measured: about 1.8M on this machine's cores). The root
+#: runs up to seven such budgets (its own VCT, the opponent's, then at most 24 guard checks
+#: of a quarter each), so about half the move's time at worst; the tree gets the rest.
+_THREAT_SHARE = 0.07
+_THREAT_RATE = 2_000_000
 
 #: What one network call returns: log-policy [rows, N], values [rows], seconds inside the call.
 _Output = tuple[np.ndarray, np.ndarray, float]

@@ -1,0 +1,232 @@
+"""The threat-space search (VCF / VCT) against brute force, and renju's forbidden points.
+
+`tests/data/gomoku_threats.txt` holds positions found and classified by the brute force of
+`tests/reference/gomoku_bruteforce.py` alone (`make_threat_positions.py` says how): wins within
+three moves by fours only (`vcf`) or needing threes (`vct`), and positions whose tempting threat
+is met only by a four in reply (`four-reply`). Each claim the search makes is checked by
+`proof_holds`, which plays the search's move at every attacking turn and every legal reply at
+every defending one (a proof tree, checked exhaustively on the defender's side).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reference.gomoku_bruteforce import wins_within
+from saz.engine.games import BLACK, WHITE
+from saz.engine.games.errors import IllegalMoveError
+from saz.engine.games.gomoku import Forbidden, Gomoku
+
+DATA = Path(__file__).parent / "data" / "gomoku_threats.txt"
+
+
+def load(line: str) -> tuple[str, Gomoku]:
+    head, black, white = line.split("|")
+    category, size, rule, mover = head.split()
+    game = Gomoku(int(size), rule=rule)
+    for color, stones in ((BLACK, black), (WHITE, white)):
+        for stone in stones.split():
+            x, y = map(int, stone.split(","))
+            game.play(game.point(x, y), color)
+    game.set_to_move(BLACK if mover == "black" else WHITE)
+    return category, game
+
+
+POSITIONS = [load(line) for line in DATA.read_text().splitlines() if line.strip()]
+
+
+def proof_holds(game: Gomoku, *, threes: bool, limit: int = 40) -> bool:
+    """Whether the side to move wins by playing the search's move at each of its turns against
+    every legal defence (restores `game`)."""
+    if game.winning_moves():
+        return True
+    move = game.threat_win(threes=threes)
+    if move is None or limit == 0:
+        return False
+    game.play(move)
+    try:
+        return _defence_fails(game, threes, limit - 1)
+    finally:
+        game.undo()
+
+
+def _defence_fails(game: Gomoku, threes: bool, limit: int) -> bool:
+    if game.is_over():
+        return game.winner() == -game.to_move
+    if game.winning_moves():
+        return False  # the defender makes five first
+    forced = game.forced_moves()  # exact: any other reply loses to the five at once
+    replies = game.legal_moves() if forced is None else forced
+    for reply in replies:
+        game.play(int(reply))
+        try:
+            if not proof_holds(game, threes=threes, limit=limit):
+                return False
+        finally:
+            game.undo()
+    return True
+
+
+def test_the_set_is_large_and_covers_every_kind() -> None:
+    kinds = [category for category, _ in POSITIONS]
+    assert len(kinds) >= 50
+    assert kinds.count("vcf") >= 20 and kinds.count("vct") >= 20
+    assert kinds.count("four-reply") >= 10
+    assert {game.rules.name for _, game in POSITIONS} == {"freestyle", "renju"}
+
+
+@pytest.mark.parametrize("category, game", POSITIONS,
+                         ids=[f"{i}-{c}-{g.rules.name}" for i, (c, g) in enumerate(POSITIONS)])
+def test_threat_search_agrees_with_brute_force(category: str, game: Gomoku) -> None:
+    moves = list(game.moves)
+    if category == "four-reply":
+        assert not wins_within(game, 3)
+        assert game.threat_win(threes=True) is None  # the four in reply is seen
+        assert game.threat_win(threes=False) is None
+    else:
+        assert wins_within(game, 3)
+        assert game.threat_win(threes=True) is not None
+        assert proof_holds(game, threes=True)
+        if category == "vcf":
+            assert proof_holds(game, threes=False)
+    assert list(game.moves) == moves  # the searches restore the position
+
+
+def test_defences_against_a_vcf_are_the_moves_that_stop_it() -> None:
+    """White to move; Black, were it to move, wins by a four then a double four. Every legal
+    White move is tried: those the search keeps are exactly those after which Black has no
+    such win, plus White's own fours, which it keeps because they gain a move."""
+    game = Gomoku(15)
+    for x, y in [(5, 5), (6, 5), (7, 5), (8, 6), (8, 7), (8, 8)]:
+        game.play(game.point(x, y), BLACK)
+    for x, y in [(4, 5), (8, 9), (0, 0), (1, 1)]:
+        game.play(game.point(x, y), WHITE)
+    game.set_to_move(WHITE)
+    defences = game.threat_defences()
+    assert defences is not None and defences
+    for move in game.legal_moves():
+        game.play(int(move))
+        stops = game.threat_win(threes=False) is None
+        game.undo()
+        assert (int(move) in defences) == stops, game.grid  # white has no four here
+
+
+def test_a_position_without_threats_has_no_defences_to_find() -> None:
+    game = Gomoku(15)
+    game.play(game.point(7, 7))
+    assert game.threat_defences() is None
+    assert game.threat_win() is None
+
+
+# -- renju ------------------------------------------------------------------------------------------
+def renju(black: list[tuple[int, int]], white: list[tuple[int, int]] = (), *,
+          to_move: int = BLACK) -> Gomoku:
+    """The stones set up under renju: White's first, then Black's in an order where each is
+    legal when placed (a setup stone may only be forbidden before its neighbours arrive)."""
+    game = Gomoku(15, rule="renju")
+    for x, y in white:
+        game.play(game.point(x, y), WHITE)
+    pending = [game.point(x, y) for x, y in black]
+    while pending:
+        game.set_to_move(BLACK)
+        placed = [p for p in pending if game.is_legal(p)]
+        assert placed, "no order of these Black stones is legal"
+        game.play(placed[0], BLACK)
+        pending.remove(placed[0])
+    game.set_to_move(to_move)
+    return game
+
+
+FORBIDDEN_CASES = {
+    # name: (black, white, point, expected)
+    "double three": ([(5, 7), (6, 7), (7, 5), (7, 6)], [], (7, 7), Forbidden.DOUBLE_THREE),
+    "split double three": ([(4, 7), (6, 7), (7, 4), (7, 5)], [], (7, 7), Forbidden.DOUBLE_THREE),
+    "a three blocked at one end is not a three": (
+        [(5, 7), (6, 7), (7, 5), (7, 6)], [(4, 7)], (7, 7), Forbidden.NOT_FORBIDDEN),
+    "a three that would make an overline is not a three": (
+        [(5, 7), (6, 7), (9, 7), (7, 5), (7, 6)], [(4, 7)], (7, 7), Forbidden.NOT_FORBIDDEN),
+    "double four": ([(4, 7), (5, 7), (6, 7), (7, 4), (7, 5), (7, 6)], [(3, 7), (7, 3)], (7, 7),
+                    Forbidden.DOUBLE_FOUR),
+    "double four in one line": ([(3, 7), (5, 7), (6, 7), (9, 7)], [], (7, 7),
+                                Forbidden.DOUBLE_FOUR),
+    "four three is allowed": ([(4, 7), (5, 7), (6, 7), (7, 5), (7, 6)], [(3, 7)], (7, 7),
+                              Forbidden.NOT_FORBIDDEN),
+    "overline": ([(2, 7), (3, 7), (4, 7), (6, 7), (7, 7)], [], (5, 7), Forbidden.OVERLINE),
+    # 5,7 makes five in its row, and fours in its column and on its diagonal as well (White's
+    # stones only keep the setup itself legal).
+    "five is never forbidden": ([(3, 7), (4, 7), (6, 7), (7, 7), (5, 4), (5, 5), (5, 6),
+                                 (2, 4), (3, 5), (4, 6)], [(1, 3), (6, 4)], (5, 7),
+                                Forbidden.NOT_FORBIDDEN),
+    # The row three 3,4,5 could become a straight four only at 2,7 or 6,7, and a Black stone
+    # on either makes two fours (with the columns below them), so it is a false three: 5,7
+    # makes one real three (the column) and is allowed.
+    "false double three": ([(3, 7), (4, 7), (5, 5), (5, 6), (2, 8), (2, 9), (2, 10),
+                            (6, 8), (6, 9), (6, 10)], [], (5, 7), Forbidden.NOT_FORBIDDEN),
+    # The same without the second column: 6,7 is a real completion, so the three is real.
+    "double three with one completion forbidden": (
+        [(3, 7), (4, 7), (5, 5), (5, 6), (2, 8), (2, 9), (2, 10)], [], (5, 7),
+        Forbidden.DOUBLE_THREE),
+}
+
+
+@pytest.mark.parametrize("name", FORBIDDEN_CASES)
+def test_forbidden_points(name: str) -> None:
+    black, white, (x, y), expected = FORBIDDEN_CASES[name]
+    game = renju(black, white)
+    point = game.point(x, y)
+    assert game.forbidden(point) == expected
+    assert game.is_legal(point) == (expected == Forbidden.NOT_FORBIDDEN)
+    assert (point in game.legal_moves()) == (expected == Forbidden.NOT_FORBIDDEN)
+    # The same stones under freestyle forbid nothing, and White may always play there.
+    free = Gomoku(15)
+    for color, stones in ((BLACK, black), (WHITE, white)):
+        for sx, sy in stones:
+            free.play(free.point(sx, sy), color)
+    assert free.forbidden(point) == Forbidden.NOT_FORBIDDEN
+    game.set_to_move(WHITE)
+    assert game.is_legal(point)
+
+
+def test_a_forbidden_move_is_an_illegal_move_and_changes_nothing() -> None:
+    game = renju([(5, 7), (6, 7), (7, 5), (7, 6)])
+    moves, hash_ = list(game.moves), game.hash
+    with pytest.raises(IllegalMoveError, match="double three"):
+        game.play(game.point(7, 7))
+    assert list(game.moves) == moves and game.hash == hash_
+
+
+def test_the_forbidden_plane_marks_exactly_the_forbidden_points() -> None:
+    import numpy as np
+    game = renju([(5, 7), (6, 7), (7, 5), (7, 6), (4, 7), (7, 4)], [(3, 7), (7, 3)])
+    out = np.zeros((game.num_nodes, game.num_features()), dtype=np.float32)
+    plane = game.feature_names.index("black_forbidden")
+    for to_move in (BLACK, WHITE):  # Black's forbidden points, whoever is to move
+        game.set_to_move(to_move)
+        game.encode(out)
+        marked = set(np.flatnonzero(out[:game.num_points, plane]).tolist())
+        assert marked == {p for p in range(game.num_points)
+                          if game.board[p] == 0 and game.forbidden(p)}
+        assert marked  # the 4x4 point at 7,7
+        assert out[game.num_points, plane] == 0
+
+
+def test_white_overline_wins_and_black_overline_is_no_move() -> None:
+    game = renju([(0, 0)], [(2, 7), (3, 7), (4, 7), (6, 7), (7, 7)], to_move=WHITE)
+    game.play(game.point(5, 7))
+    assert game.is_over() and game.winner() == WHITE
+    game = renju([(2, 7), (3, 7), (4, 7), (6, 7), (7, 7)], [(0, 0)])
+    assert game.point(5, 7) not in game.winning_moves()
+    assert not game.is_legal(game.point(5, 7))
+
+
+def test_a_four_whose_block_is_forbidden_cannot_be_stopped() -> None:
+    """White's four (column 7, blocked below by Black) completes only at 7,7, which is a double
+    three for Black (row 5-6 and diagonal 5,5-6,6): Black has no defence."""
+    game = renju([(5, 7), (6, 7), (5, 5), (6, 6), (7, 12)],
+                 [(7, 8), (7, 9), (7, 10), (7, 11)], to_move=BLACK)
+    point = game.point(7, 7)
+    assert game.forbidden(point) == Forbidden.DOUBLE_THREE
+    assert game.forced_moves() == []
+    game.set_to_move(WHITE)
+    assert game.winning_moves() == [point]
