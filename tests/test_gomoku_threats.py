@@ -73,7 +73,7 @@ def test_the_set_is_large_and_covers_every_kind() -> None:
     assert len(kinds) >= 50
     assert kinds.count("vcf") >= 20 and kinds.count("vct") >= 20
     assert kinds.count("four-reply") >= 10
-    assert {game.rules.name for _, game in POSITIONS} == {"freestyle", "renju"}
+    assert {game.rules.name for _, game in POSITIONS} == {"freestyle", "exact-five", "renju"}
 
 
 @pytest.mark.parametrize("category, game", POSITIONS,
@@ -230,3 +230,91 @@ def test_a_four_whose_block_is_forbidden_cannot_be_stopped() -> None:
     assert game.forced_moves() == []
     game.set_to_move(WHITE)
     assert game.winning_moves() == [point]
+
+
+# -- the search uses it ------------------------------------------------------------------------
+class UniformNet:
+    """Uniform priors and a value of 0 everywhere: whatever the search proves, it proved."""
+
+    def run(self, x, layout, mask=None):  # type: ignore[no-untyped-def]
+        import numpy as np
+        b, n = x.shape[0], x.shape[1]
+        return (np.full((b, n), -np.log(n), np.float32), np.zeros(b, np.float32))
+
+
+def _search(game: Gomoku, visits: int, allowed: set[int] | None = None,
+            **options: int):  # type: ignore[no-untyped-def]
+    from saz.engine.search.mcts import MCTS, SearchLimits
+    from saz.engine.search.options import SearchOptions
+    search = MCTS(UniformNet(), SearchOptions(batch_size=4, seed=3, **options))
+    return search, search.search(game, SearchLimits(visits=visits, early_stop=False),
+                                 allowed=allowed)
+
+
+#: VCF wins, both those within two moves (an open four) and the longer ones.
+WINS = ([game for category, game in POSITIONS if category == "vcf" and wins_within(game, 2)][:3]
+        + [game for category, game in POSITIONS if category == "vcf"
+           and not wins_within(game, 2)][:3])
+
+
+@pytest.mark.parametrize("game", WINS, ids=[str(i) for i in range(len(WINS))])
+def test_the_root_plays_a_proven_win_at_once(game: Gomoku) -> None:
+    _, result = _search(game, 200)
+    assert result.decided_by_rules and result.proven and result.value == 1.0
+    game.play(result.best_move)
+    assert _defence_fails(game, True, 40)  # every reply still loses
+    game.undo()
+
+
+@pytest.mark.parametrize("game", WINS, ids=[str(i) for i in range(len(WINS))])
+def test_the_tree_proves_a_win_by_fours_from_its_leaves(game: Gomoku) -> None:
+    """With the root's own threat search off, the leaves' VCF settles the nodes below the first
+    four and the proof climbs to the root (MCTS-solver): the value is exactly +1 and the move
+    wins. Uniform priors would spread the visits over every move, so the root is restricted to
+    the winning four and a few others, as an analysis `allow` list would."""
+    four = game.threat_win(threes=False)
+    assert four is not None
+    allowed = {four, *[int(m) for m in game.legal_moves()[:3]]}
+    search, result = _search(game, 200, threat_root_nodes=0, allowed=allowed)
+    assert not result.decided_by_rules
+    assert result.proven and result.value == 1.0
+    game.play(result.best_move)
+    assert _defence_fails(game, True, 40)
+    game.undo()
+    assert search._tree.validate() == ""
+    # Without the threat search the tree has only the rules' one-ply facts, which prove an
+    # open four (a win within two moves) but not a longer series of fours.
+    _, plain = _search(game, 200, threat_root_nodes=0, threat_nodes=0, allowed=allowed)
+    if not wins_within(game, 2):
+        assert not plain.proven
+
+
+def _turned(game: Gomoku) -> Gomoku:
+    """The position with the other side to move."""
+    other = game.copy()
+    other.set_to_move(-game.to_move)
+    return other
+
+
+#: Positions where the side to move faces the opponent's win by fours and has none of its own.
+DEFENCES = [defender for defender in (_turned(game) for category, game in POSITIONS
+                                      if category == "vcf")
+            if not defender.winning_moves() and defender.threat_win(threes=True) is None][:12]
+
+
+@pytest.mark.parametrize("game", DEFENCES, ids=[str(i) for i in range(len(DEFENCES))])
+def test_the_search_defends_against_the_opponents_fours(game: Gomoku) -> None:
+    """Every new leaf after a move that leaves the opponent a win by fours is settled as lost, so the search plays a move that stops it when
+    there is one, and knows the position lost when there is none."""
+    defender = game
+    safe = []
+    for move in defender.legal_moves():
+        after = defender.copy()
+        after.play(int(move))
+        if after.is_over() or after.threat_win(threes=False) is None:
+            safe.append(int(move))
+    _, result = _search(defender, 300, threat_root_nodes=0)
+    if safe:
+        assert result.best_move in safe
+    else:
+        assert result.value == -1.0 and result.proven

@@ -360,6 +360,24 @@ def test_search_plays_the_solved_move() -> None:
     assert not result.decided_by_rules
 
 
+def test_analysis_shows_the_solved_margin_as_the_score() -> None:
+    """A move the solver chose is proven, and its exact final margin is the `scoreLead` of
+    every analysis format (Leela's winrate then reads 10000, 5000 or 0)."""
+    from saz.protocol.gtp_analysis import kata_info, lz_info, sabaki_info
+    from saz.protocol.vertex import vertices_for
+    game = by_play(8, 8, 10, random.Random(23))
+    margin = game.solve().margin
+    result = MCTS(UniformNet(), SearchOptions(solve_empties=12)).search(
+        game, SearchLimits(visits=50))
+    assert result.proven and result.exact_score == margin
+    vertices = vertices_for("othello", 8, 8)
+    for info in (lz_info, sabaki_info, kata_info):
+        line = info(result, vertices, None, None)
+        assert f"scoreLead {margin:g} " in line, line
+    winrate = {1: "10000", 0: "5000", -1: "0"}[int(np.sign(margin))]
+    assert f"winrate {winrate} " in lz_info(result, vertices, None, None)
+
+
 def test_front_ends_take_solve_empties() -> None:
     parser = argparse.ArgumentParser()
     add_search_arguments(parser)

@@ -3,6 +3,7 @@
     cd tests/reference
     ../../.venv/bin/python make_threat_positions.py 1 freestyle > ../data/gomoku_threats.txt
     ../../.venv/bin/python make_threat_positions.py 2 renju >> ../data/gomoku_threats.txt
+    ../../.venv/bin/python make_threat_positions.py 3 exact-five >> ../data/gomoku_threats.txt
 
 Random positions of 8-22 stones around the centre of a 9x9 or 11x11 board are classified by the
 brute force of `gomoku_bruteforce.py` alone:
@@ -27,6 +28,7 @@ from saz.engine.games.gomoku import Gomoku
 
 #: Positions wanted per category, by rule.
 WANTED = {"freestyle": {"vcf": 24, "vct": 24, "four-reply": 12},
+          "exact-five": {"vcf": 6, "vct": 6, "four-reply": 0},
           "renju": {"vcf": 8, "vct": 8, "four-reply": 0}}
 
 

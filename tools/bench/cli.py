@@ -5,6 +5,7 @@
     saz bench search --game gomoku --size 15 --visits 800 ...   (see tools/bench/search.py)
     saz bench clock --size 19 --moves 200 --time "time_settings 0 1 1" (see tools/bench/clock.py)
     saz bench solve --size 8 --from 12 --positions 5      (see tools/bench/solve.py)
+    saz bench threats                                     (see tools/bench/threats.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
 each board size x batch size, and the same network in torch eager (the torch-geometric model under
@@ -42,6 +43,7 @@ from saz.tools.bench import gtp as bench_gtp
 from saz.tools.bench import memory as bench_memory
 from saz.tools.bench import search as bench_search
 from saz.tools.bench import solve as bench_solve
+from saz.tools.bench import threats as bench_threats
 from saz.tools.train.model import NetConfig, PolicyValueNet, collate
 
 
@@ -251,6 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_clock.add_parser(subparsers)
     bench_memory.add_parser(subparsers)
     bench_solve.add_parser(subparsers)
+    bench_threats.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 
