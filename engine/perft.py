@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Count the leaf positions after DEPTH plies; speed goes to stderr.")
     parser.add_argument("--game", required=True, choices=GAME_NAMES)
     parser.add_argument("--size", required=True, type=parse_size, help="N or WxH")
-    parser.add_argument("--rule", help="rule variant (e.g. gomoku: freestyle, exact-five)")
+    parser.add_argument("--rule", help="rule variant (e.g. gomoku: freestyle, exact-five, renju)")
     parser.add_argument("--depth", required=True, type=int)
     parser.add_argument("--divide", action="store_true", help="print the count below each first move")
     args = parser.parse_args(argv)

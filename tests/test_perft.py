@@ -32,9 +32,16 @@ def test_rectangular_size_and_rule(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip() == str(35 * 34)
 
 
+def test_renju_counts_as_freestyle_until_a_shape_is_forbidden(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Four stones cannot make a forbidden shape, so renju's perft from the start matches."""
+    assert main(["--game", "gomoku", "--size", "7", "--rule", "renju", "--depth", "3"]) == 0
+    assert capsys.readouterr().out.strip() == str(49 * 48 * 47)
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--game", "othello", "--size", "7", "--depth", "1"], "even"),
-    (["--game", "gomoku", "--size", "15", "--rule", "renju", "--depth", "1"], "renju"),
+    (["--game", "gomoku", "--size", "15", "--rule", "caro", "--depth", "1"], "caro"),
 ])
 def test_bad_size_or_rule_is_a_clear_error(argv: list[str], message: str,
                                            capsys: pytest.CaptureFixture[str]) -> None:
