@@ -595,11 +595,15 @@ class MCTS:
         return solution.move, solution.margin
 
     def _threat_budget(self, limits: SearchLimits) -> int:
-        """The positions each of the root's threat searches may visit: `threat_root_nodes`, and
-        under a clock no more than `_THREAT_SHARE` of the move's time at `_THREAT_RATE`."""
+        """The positions each of the root's threat searches may visit: `threat_root_nodes`, under
+        a clock no more than `_THREAT_SHARE` of the move's time at `_THREAT_RATE`, and under a
+        visit cap no more than `_THREAT_NODES_PER_VISIT` per visit."""
         budget = self.options.threat_root_nodes
         if limits.soft_seconds is not None:
             budget = min(budget, int(limits.soft_seconds * _THREAT_SHARE * _THREAT_RATE))
+        for cap in (limits.visits, limits.playouts):  # a quick search keeps its root quick
+            if cap is not None:
+                budget = min(budget, cap * _THREAT_NODES_PER_VISIT)
         return budget
 
     def _threat_root(self, root: Game, allowed: set[int] | None, budget: int) -> int | None:
@@ -682,6 +686,9 @@ _GUARDED_MOVES = 8
 #: of a quarter each), so about half the move's time at worst; the tree gets the rest.
 _THREAT_SHARE = 0.07
 _THREAT_RATE = 2_000_000
+#: Under a visit cap, each root threat search visits at most this many positions per visit
+#: (100 visits: the full default budget; 2 visits: a millisecond or two).
+_THREAT_NODES_PER_VISIT = 2_000
 
 #: What one network call returns: log-policy [rows, N], values [rows], seconds inside the call.
 _Output = tuple[np.ndarray, np.ndarray, float]
