@@ -35,6 +35,18 @@ void translate_errors(const std::exception_ptr& p, void*) {
 
 using FloatRows = nb::ndarray<float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 
+// Run one of the position's searches (`solve`, `prove_threats`) without the GIL and return its
+// Solution as the bindings give it: (status, move, value, nodes).
+template <typename Search>
+std::tuple<int, int32_t, int32_t, int64_t> searched(Search&& search) {
+  Solution s;
+  {
+    nb::gil_scoped_release release;
+    s = search();
+  }
+  return std::make_tuple(int(s.status), s.move, s.value, s.nodes);
+}
+
 void check_rows(const Position& pos, const FloatRows& out) {
   if (out.shape(0) != static_cast<size_t>(pos.num_nodes()) ||
       out.shape(1) != static_cast<size_t>(pos.num_features()))
@@ -115,24 +127,14 @@ NB_MODULE(_core, m) {
            nb::arg("depth"), "(leaves, moves played) `depth` plies below; the position is restored.")
       .def("solve",
            [](const Position& p, int64_t max_nodes, bool exact) {
-             Solution s;
-             {
-               nb::gil_scoped_release release;
-               s = p.solve(max_nodes, exact);
-             }
-             return std::make_tuple(int(s.status), s.move, s.value, s.nodes);
+             return searched([&] { return p.solve(max_nodes, exact); });
            },
            nb::arg("max_nodes"), nb::arg("exact") = true,
            "(status, move, value, nodes) of an exact endgame solve (position.hpp's Solution; "
            "status 0: the game has no solver, 1: out of nodes, 2: solved).")
       .def("prove_threats",
            [](Position& p, int64_t max_nodes, bool threes) {
-             Solution s;
-             {
-               nb::gil_scoped_release release;
-               s = p.prove_threats(max_nodes, threes);
-             }
-             return std::make_tuple(int(s.status), s.move, s.value, s.nodes);
+             return searched([&] { return p.prove_threats(max_nodes, threes); });
            },
            nb::arg("max_nodes"), nb::arg("threes") = true,
            "(status, move, value, nodes) of a threat-space search for a forced win (status 0: "
