@@ -422,6 +422,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="the run directory")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in RUN_DIR (uses its config.toml)")
+    parser.add_argument("--seed", type=int,
+                        help="a new run's seed, written into its config.toml in place of the "
+                             "config's own (for repeats of one config)")
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--hours", type=float, help="stop before a generation would end after "
                        "this many hours (this session)")
@@ -435,6 +438,8 @@ def _open(args: argparse.Namespace) -> tuple[RunDir, str, TrainConfig]:
     ConfigError otherwise."""
     run = RunDir(args.out)
     if args.resume:
+        if args.seed is not None:
+            raise RunError("--seed is for a new run; a resumed run keeps its config's seed")
         if not run.checkpoint.is_file() or not run.config.is_file():
             raise RunError(f"{run.root} holds no run to resume (no checkpoint.pt or config.toml)")
         config = TrainConfig.load(run.config)
@@ -452,10 +457,28 @@ def _open(args: argparse.Namespace) -> tuple[RunDir, str, TrainConfig]:
         raise RunError(f"{run.root} is not empty: pass --resume to continue it, or choose "
                        "another --out")
     source = args.config or CONFIGS_DIR / f"{args.game}.toml"
-    config = TrainConfig.load(source)
+    TrainConfig.load(source)  # its errors name the file the user wrote
+    text = source.read_text(encoding="utf-8")
+    if args.seed is not None:
+        text = with_seed(text, args.seed)
     run.root.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, run.config)
-    return run, args.game, config
+    tmp = run.config.with_name(run.config.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(run.config)
+    return run, args.game, TrainConfig.load(run.config)
+
+
+def with_seed(config_text: str, seed: int) -> str:
+    """The config TOML with its top-level `seed` set to `seed`, everything else (comments
+    included) as it was: the run directory's copy then says which seed the run used."""
+    line = f"seed = {seed}"
+    top_level = re.search(r"^\[", config_text, flags=re.MULTILINE)
+    end = top_level.start() if top_level else len(config_text)
+    head, tables = config_text[:end], config_text[end:]
+    head, found = re.subn(r"^seed\s*=.*$", line, head, flags=re.MULTILINE)
+    if not found:
+        head = head + ("" if not head or head.endswith("\n") else "\n") + line + "\n\n"
+    return head + tables
 
 
 def main(argv: Sequence[str] | None = None) -> int:
