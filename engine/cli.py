@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("saz.tools.bench.cli", "benchmarks: evaluator, search"),
     "export": ("saz.tools.train.export", "export a training checkpoint to ONNX with its model card"),
     "train": ("saz.tools.train.run", "AlphaZero self-play training on small boards"),
+    "evaluate": ("saz.tools.train.evaluate", "a training run's generations against fixed anchors"),
     "match": ("saz.tools.match.match", "engine-vs-engine matches with Elo and SPRT"),
     "card": ("saz.tools.match.strength", "a model card's strength table; record matches in it"),
     "scoring": ("saz.tools.match.scoring", "final_score against GNU Go's over Go game records"),
