@@ -287,6 +287,20 @@ def test_shipped_configs_load(game: str) -> None:
         new_game(game, width, height, **config.rules)  # every size is one the game admits
 
 
+def test_devices_are_checked_where_the_run_starts() -> None:
+    with pytest.raises(ConfigError, match="learner.device"):
+        TrainConfig.from_toml('[learner]\ndevice = "tpu"\n')
+    with pytest.raises(ConfigError, match="selfplay.device"):
+        TrainConfig.from_toml('[selfplay]\ndevice = "gpu"\n')
+    from saz.tools.train.learner import torch_device
+    import torch
+
+    assert torch_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="torch sees no GPU"):
+            torch_device("cuda")
+
+
 def test_config_errors_name_the_key() -> None:
     with pytest.raises(ConfigError, match="vistis"):
         TrainConfig.from_toml("[selfplay]\nvistis = 100\n")
@@ -360,6 +374,11 @@ def test_killed_run_resumes_without_losing_files(tmp_path: Path) -> None:
     assert [c.split(" --out")[0] for c in record["commands"]] == [
         f"saz train --game gomoku --config {config}", "saz train"]  # and every session
     assert record["commands"][1].endswith("--resume --generations 2")
+    # Each session says what it made and where; none of them ran on a GPU.
+    assert [s["generations"] for s in record["sessions"]] == [[1, 1], [2, 2]]
+    assert record["sessions"][1]["command"] == record["commands"][1]
+    assert [s["learner_device"] for s in record["sessions"]] == ["cpu", "cpu"]
+    assert record["gpu_minutes"] == 0
     rows = metrics.read_text().splitlines()[1:]
     assert [row.split(",")[0] for row in rows] == ["1", "2"]
     models = sorted(p.name for p in (run / "models").iterdir())

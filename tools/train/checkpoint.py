@@ -60,7 +60,9 @@ class Checkpoint:
            optimizer_state: Mapping[str, Any] | None = None) -> Checkpoint:
         """A checkpoint of `net` trained for `game` (its feature names and version are taken
         from the class, so they cannot disagree with the rules module)."""
-        return cls(config=net.config, state_dict=net.state_dict(), game=game.name,
+        # On the CPU whatever device trained it: a checkpoint loads on any machine.
+        state = {name: tensor.detach().cpu() for name, tensor in net.state_dict().items()}
+        return cls(config=net.config, state_dict=state, game=game.name,
                    rules=dict(rules), feature_version=game.feature_version,
                    feature_names=tuple(game.feature_names), training=dict(training or {}),
                    optimizer_state=optimizer_state)

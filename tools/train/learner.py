@@ -38,6 +38,7 @@ from saz.engine.graph import layout
 from saz.tools.train.model import PolicyValueNet, collate
 from saz.tools.train.positions import PositionBatch
 from saz.tools.train.replay import ReplayBuffer
+from saz.tools.train.selfplay import DEVICES
 
 OPTIMIZERS = ("adam", "sgd")
 #: The smallest normal float32; anything nonzero below it in magnitude is subnormal.
@@ -65,10 +66,16 @@ class LearnerConfig:
     score_weight: float = 0.5
     #: torch threads (0: torch's default).
     threads: int = 0
+    #: Where the network trains: "cpu", "cuda" or "auto" (the GPU when torch sees one).
+    #: Checkpoints are written from the CPU either way, so a run moves freely between machines.
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         if self.batch_size < 1 or self.samples_per_position <= 0:
             raise ValueError("learner.batch_size and samples_per_position must be positive")
+        if self.device not in DEVICES:
+            raise ValueError(f"learner.device must be one of {', '.join(DEVICES)}, "
+                             f"got {self.device!r}")
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"learner.optimizer must be one of {', '.join(OPTIMIZERS)}, "
                              f"got {self.optimizer!r}")
@@ -125,7 +132,8 @@ class Learner:
     """A network, its optimiser and the count of steps taken (the learning-rate clock)."""
 
     def __init__(self, net: PolicyValueNet, config: LearnerConfig) -> None:
-        self.net = net
+        self.device = torch_device(config.device)
+        self.net = net.to(self.device)
         self.config = config
         self.step = 0
         params = list(net.parameters())
@@ -185,25 +193,28 @@ class Learner:
             xs.extend(group.features())
             layouts.extend([layout(group.width, group.height)] * len(group))
         batch = collate(xs, layouts)
-        out = self.net(*batch)
-        policy = torch.from_numpy(np.concatenate([g.policy.astype(np.float32).reshape(-1)
-                                                  for g in groups]))
+        out = self.net(*(t.to(self.device) if isinstance(t, torch.Tensor) else t for t in batch))
+        policy = self._tensor(np.concatenate([g.policy.astype(np.float32).reshape(-1)
+                                              for g in groups]))
         policy_loss = -(policy * out.log_policy).sum() / batch.num_graphs
-        outcome = torch.from_numpy(np.concatenate([g.value.astype(np.float32) for g in groups]))
+        outcome = self._tensor(np.concatenate([g.value.astype(np.float32) for g in groups]))
         value_loss = torch.mean((out.value - outcome) ** 2)
         zero = out.value.new_zeros(())
         ownership_loss = score_loss = zero
-        counted = torch.from_numpy(np.concatenate([g.counted for g in groups]))
+        counted = self._tensor(np.concatenate([g.counted for g in groups]))
         if counted.any():
             if out.ownership_logit is not None:
                 ownership_loss = _ownership_loss(out.ownership_logit, groups, counted)
             if out.score is not None:
-                points = torch.from_numpy(np.concatenate(
+                points = self._tensor(np.concatenate(
                     [np.full(len(g), g.width * g.height, np.float32) for g in groups]))
-                final = torch.from_numpy(np.concatenate([g.score for g in groups]))
+                final = self._tensor(np.concatenate([g.score for g in groups]))
                 error = ((out.score - final) / points)[counted]
                 score_loss = torch.mean(error ** 2)
         return LossTerms(policy_loss, value_loss, ownership_loss, score_loss)
+
+    def _tensor(self, array: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(array).to(self.device)
 
     # -- resuming ------------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -212,6 +223,15 @@ class Learner:
     def restore(self, state: Mapping[str, Any]) -> None:
         self.step = int(state["step"])
         self.optimizer.load_state_dict(state["optimizer"])
+
+
+def torch_device(name: str) -> torch.device:
+    """The torch device a config's `device` names; ValueError for "cuda" where torch sees no
+    GPU (a CPU build of torch, or no device), so the run stops before its first step."""
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("learner.device is 'cuda', but torch sees no GPU here (a CPU build of "
+                         "torch, or no CUDA device); use 'auto' to fall back to the CPU")
+    return torch.device("cuda" if name != "cpu" and torch.cuda.is_available() else "cpu")
 
 
 def _ownership_loss(logits: torch.Tensor, groups: Sequence[PositionBatch],
@@ -224,7 +244,8 @@ def _ownership_loss(logits: torch.Tensor, groups: Sequence[PositionBatch],
     for group in groups:
         n = group.num_nodes
         rows = logits[start:start + n * len(group)].reshape(len(group), n)[:, :-1]
-        target = (torch.from_numpy(group.ownership.astype(np.float32)) + 1.0) / 2.0
+        target = (torch.from_numpy(group.ownership.astype(np.float32)).to(logits.device)
+                  + 1.0) / 2.0
         # (1 + tanh(z)) / 2 = sigmoid(2z): the cross-entropy on logits 2z is exact and stable.
         bce = torch.nn.functional.binary_cross_entropy_with_logits(2.0 * rows, target,
                                                                    reduction="none")

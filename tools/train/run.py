@@ -70,6 +70,8 @@ from tqdm import tqdm
 
 #: A file of one generation (`gen_00012.onnx`, its card, its staging files).
 _GENERATION_FILE = re.compile(r"gen_(\d+)\.")
+#: onnxruntime's CUDA provider: self-play runs on the GPU when asked to and this is available.
+_ORT_CUDA = "CUDAExecutionProvider"
 
 
 class RunError(RuntimeError):
@@ -124,7 +126,10 @@ class Trainer:
         torch.manual_seed(config.seed)  # the initial weights (a resumed run loads its own)
         self.net = PolicyValueNet(NetConfig(num_features=self.game_cls.num_features(),
                                             **config.network))
-        self.learner = Learner(self.net, config.learner)
+        try:
+            self.learner = Learner(self.net, config.learner)
+        except ValueError as exc:  # a device this machine does not have
+            raise RunError(str(exc)) from None
         self.buffer = ReplayBuffer(run.replay, config.replay.window,
                                    self.game_cls.num_features())
         self.resignation = Resignation(config.selfplay.resign_threshold,
@@ -138,6 +143,10 @@ class Trainer:
         self.wall_before = 0.0  # wall seconds of earlier sessions
         self.started = datetime.now(timezone.utc).isoformat(timespec="seconds")
         self._session_start = time.monotonic()
+        #: Earlier sessions' records (`_session` is this one's): where each ran, for how long.
+        self.sessions: list[dict[str, Any]] = []
+        self._session_started = self.started
+        self._session_first = 1
 
     # -- starting and resuming -------------------------------------------------------------------
     def _make_folders(self) -> None:
@@ -177,6 +186,8 @@ class Trainer:
         self.started = str(record.get("started", self.started))
         # Records written before `commands` existed name only their latest session's command.
         self.commands = [*record.get("commands", [record["command"]]), *self.commands]
+        self.sessions = list(record.get("sessions", []))
+        self._session_first = self.generation + 1
         self.metrics.load(up_to=self.generation)
         self.metrics.save()
         for path in self.run.models.iterdir():  # networks of generations never committed
@@ -299,6 +310,29 @@ class Trainer:
             "wall_seconds": round(self.wall_before + self._elapsed(), 1),
             "started": self.started,
             "hardware": hardware(),
+            "sessions": [*self.sessions, self._session()],
+            "gpu_minutes": round(sum(s.get("gpu_minutes", 0.0) for s in
+                                     [*self.sessions, self._session()]), 1),
+        }
+
+    def _session(self) -> dict[str, Any]:
+        """This session's line of the training record: its command, when and where it ran,
+        which generations it made, and its GPU minutes (its wall time when the learner or the
+        self-play ran on a GPU)."""
+        learner = self.learner.device.type
+        selfplay = self.config.selfplay.device
+        selfplay_gpu = selfplay != "cpu" and _ORT_CUDA in onnxruntime.get_available_providers()
+        on_gpu = learner == "cuda" or selfplay_gpu
+        return {
+            "command": self.commands[-1],
+            "started": self._session_started,
+            "wall_seconds": round(self._elapsed(), 1),
+            "generations": ([self._session_first, self.generation]
+                            if self.generation >= self._session_first else []),
+            "learner_device": learner,
+            "selfplay_device": "cuda" if selfplay_gpu else "cpu",
+            "gpu_minutes": round(self._elapsed() / 60, 1) if on_gpu else 0.0,
+            "hardware": hardware(),
         }
 
     def _row(self, g: int, meta: dict[str, Any], losses: Losses,
@@ -403,7 +437,8 @@ def hardware() -> dict[str, Any]:
                         if line.startswith("model name")), cpu)
     except OSError:
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(),
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    return {"cpu": cpu, "cores": os.cpu_count(), "gpu": gpu, "platform": platform.platform(),
             "python": platform.python_version(), "torch": str(torch.__version__),
             "onnxruntime": onnxruntime.__version__}
 

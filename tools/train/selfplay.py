@@ -52,6 +52,9 @@ from saz.tools.train.positions import PositionBatch
 #: A board size, (width, height).
 Size = tuple[int, int]
 
+#: Where a network may run, in self-play and in the learner (`Evaluator`'s devices).
+DEVICES = ("auto", "cpu", "cuda")
+
 
 def parse_size(text: str) -> Size:
     """"9" or "9x9" -> (9, 9); "12x9" -> (12, 9) (width x height); ValueError otherwise."""
@@ -111,10 +114,16 @@ class SelfPlayConfig:
     #: Worker processes, and onnxruntime threads in each.
     workers: int = 1
     threads: int = 1
+    #: Where the workers' networks run: "cpu", "cuda" (onnxruntime's CUDA provider; every worker
+    #: shares the GPU, batching its games' leaves) or "auto" (the GPU when there is one).
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         if not self.sizes:
             raise ValueError("selfplay.sizes must name at least one board size")
+        if self.device not in DEVICES:
+            raise ValueError(f"selfplay.device must be one of {', '.join(DEVICES)}, "
+                             f"got {self.device!r}")
         positive = ("games_per_generation", "visits", "games_in_flight", "leaves_per_search",
                     "max_batch", "resign_consecutive", "workers", "threads")
         for name in positive:
@@ -425,7 +434,8 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
             if command[0] == "stop":
                 return
             _, model_path, threshold = command
-            worker.load(Evaluator(model_path, device="cpu", threads=config.threads), threshold)
+            worker.load(Evaluator(model_path, device=config.device,  # type: ignore[arg-type]
+                                  threads=config.threads), threshold)
             stats, start = WorkerStats(), time.perf_counter()
             while True:
                 try:
