@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "train": ("saz.tools.train.run", "AlphaZero self-play training on small boards"),
     "evaluate": ("saz.tools.train.evaluate", "a training run's generations against fixed anchors"),
     "match": ("saz.tools.match.match", "engine-vs-engine matches with Elo and SPRT"),
+    "seeds": ("saz.tools.match.seeds", "mean score and standard error over repeats with seeds"),
     "card": ("saz.tools.match.strength", "a model card's strength table; record matches in it"),
     "scoring": ("saz.tools.match.scoring", "final_score against GNU Go's over Go game records"),
 }
