@@ -218,8 +218,10 @@ def test_saz_card_adds_records_and_prints_the_table(card: Path, tmp_path: Path,
     relative = "docs/matches/gomoku-1h-vs-greedy-15x15"
     assert strength.main([str(card), "--add", str(REPO / relative), "--command",
                           COMMAND_15]) == 0
-    assert capsys.readouterr().out == markdown(
-        [StrengthRow(**ROW_15.to_dict() | {"record": (REPO / relative).as_posix()})]) + "\n"
+    out = capsys.readouterr().out
+    assert out.endswith(markdown(
+        [StrengthRow(**ROW_15.to_dict() | {"record": (REPO / relative).as_posix()})]) + "\n")
+    assert out.startswith("## Training\n\nTrained on 7x7, 8x8, 9x9, 10x10, 11x11: 28 generations")
     with pytest.raises(SystemExit):
         strength.main([str(card), "--add", "a", "b", "--command", "saz match"])
     assert "exactly one --add DIR" in capsys.readouterr().err
@@ -230,3 +232,24 @@ def test_saz_card_is_a_subcommand_that_imports_no_torch(card: Path) -> None:
             "sys.exit(status or bool({'torch', 'onnxruntime'} & set(sys.modules)))")
     assert subprocess.run([sys.executable, "-c", code, str(card)], check=False,
                           capture_output=True).returncode == 0
+
+
+def test_the_training_record_lists_every_session() -> None:
+    session = {"command": "saz train --out runs/go --resume --hours 0.5", "started": "2026-11-26",
+               "wall_seconds": 1800.0, "generations": [23, 30], "learner_device": "cuda",
+               "selfplay_device": "cuda", "gpu_minutes": 30.0,
+               "hardware": {"cpu": "Xeon", "cores": 16, "gpu": "NVIDIA H100"}}
+    first = {"command": "saz train --game go --out runs/go --hours 1", "started": "2026-11-25",
+             "wall_seconds": 3600.0, "generations": [1, 22], "learner_device": "cpu",
+             "selfplay_device": "cpu", "gpu_minutes": 0.0,
+             "hardware": {"cpu": "EPYC", "cores": 2, "gpu": None}}
+    text = strength.training_markdown({
+        "board_sizes": ["5x5", "9x9"], "generations": 30, "games": 3000, "positions": 50000,
+        "steps": 4000, "wall_seconds": 5400.0, "gpu_minutes": 30.0,
+        "sessions": [first, session]})
+    assert text.startswith("Trained on 5x5, 9x9: 30 generations, 3,000 games")
+    assert "1.50 h, 30 GPU minutes." in text
+    assert "| 2026-11-25 | `saz train --game go --out runs/go --hours 1` | 1-22 | 1.00 | cpu | " \
+           "cpu | 0 | EPYC, 2 cores |" in text
+    assert "| 23-30 | 0.50 | cuda | cuda | 30 | Xeon, 16 cores, NVIDIA H100 |" in text
+    assert strength.training_markdown({}) == ""

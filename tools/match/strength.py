@@ -206,6 +206,41 @@ def markdown(table: Iterable[StrengthRow]) -> str:
     return "\n".join(lines)
 
 
+def training_markdown(training: Mapping[str, Any]) -> str:
+    """The card's training record as Markdown: the totals, then one row per session (command,
+    generations made, hours, where it ran, GPU minutes). Records written before sessions were
+    kept show their sessions' commands and the run's totals only. Empty for an untrained card."""
+    if not training:
+        return ""
+    boards = ", ".join(training.get("board_sizes", []))
+    lines = [f"Trained on {boards or 'unknown boards'}: {training.get('generations', '?')} "
+             f"generations, {training.get('games', 0):,} games, "
+             f"{training.get('positions', 0):,} positions, {training.get('steps', 0):,} "
+             f"learner steps, {float(training.get('wall_seconds', 0)) / 3600:.2f} h, "
+             f"{float(training.get('gpu_minutes', 0)):g} GPU minutes.", ""]
+    sessions = training.get("sessions")
+    if not sessions:
+        lines.append("| session | command |")
+        lines.append(_line(["---"] * 2))
+        commands = training.get("commands") or [training.get("command", "?")]
+        lines += [_line([str(i), _code(c)]) for i, c in enumerate(commands, 1)]
+        return "\n".join(lines)
+    lines.append(_line(["started", "command", "generations", "hours", "learner", "self-play",
+                        "GPU minutes", "hardware"]))
+    lines.append(_line(["---"] * 8))
+    for s in sessions:
+        made = s.get("generations") or []
+        hardware = s.get("hardware", {})
+        where = f"{hardware.get('cpu', '?')}, {hardware.get('cores', '?')} cores" + (
+            f", {hardware['gpu']}" if hardware.get("gpu") else "")
+        lines.append(_line([str(s.get("started", "")), _code(str(s.get("command", ""))),
+                            f"{made[0]}-{made[1]}" if made else "none",
+                            f"{float(s.get('wall_seconds', 0)) / 3600:.2f}",
+                            str(s.get("learner_device", "")), str(s.get("selfplay_device", "")),
+                            f"{float(s.get('gpu_minutes', 0)):g}", where]))
+    return "\n".join(lines)
+
+
 def _line(cells: Sequence[str]) -> str:
     # A pipe inside a cell, even in a code span, would end the cell: Markdown wants it escaped.
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
@@ -246,6 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ModelCardError, StrengthError) as exc:
         print(f"saz card: {exc}", file=sys.stderr)
         return 2
+    training = training_markdown(card.training)
+    if training:
+        print(f"## Training\n\n{training}\n\n## Strength\n")
     if not table:
         print(f"{card_path(args.model)}: no match recorded yet (saz match --card, "
               "saz card --add)", file=sys.stderr)
