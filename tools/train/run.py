@@ -16,11 +16,15 @@ every few generations matches against the previous network and the reference pla
     model.onnx, model.json the newest exported network and its card
     replay/gen_N.npz       the self-play positions still in the replay window
     metrics.csv, plots/    one row per generation; losses, game length and evaluation plots
+    nodes.json             games and positions each machine played (Ray's nodes, or "local")
 
 Writing `checkpoint.pt` (beside, then renamed) commits a generation; everything a generation writes
 before it is either replaced by the resumed run or read back (a generation's self-play file is
 reused). So a run killed at any moment resumes with `--resume` losing at most the generation in
 progress, and no file.
+
+`--ray [ADDRESS]` plays the self-play on a Ray cluster instead of local worker processes
+(`distributed.py`); everything else is the same.
 
 `--hours` bounds this invocation: no generation starts that would, at the last one's pace, end
 after it. `--generations N` runs until N generations are complete (counting earlier sessions).
@@ -28,6 +32,7 @@ after it. `--generations N` runs until N generations are complete (counting earl
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import re
@@ -91,6 +96,7 @@ class RunDir:
         self.replay = self.root / "replay"
         self.metrics = self.root / "metrics.csv"
         self.plots = self.root / "plots"
+        self.nodes = self.root / "nodes.json"
 
     def model_of(self, generation: int) -> Path:
         return self.models / f"gen_{generation:05d}.onnx"
@@ -116,8 +122,12 @@ class Budget:
 class Trainer:
     """One training session over a run directory."""
 
-    def __init__(self, run: RunDir, game_name: str, config: TrainConfig, command: str) -> None:
+    def __init__(self, run: RunDir, game_name: str, config: TrainConfig, command: str,
+                 ray: str | None = None) -> None:
         self.run = run
+        #: None: self-play in local worker processes; else on Ray at this address ("": Ray's
+        #: default, a new local cluster unless RAY_ADDRESS names one).
+        self.ray = ray
         self.game_name = game_name
         self.game_cls = game_class(game_name)
         self.config = config
@@ -147,6 +157,8 @@ class Trainer:
         self.sessions: list[dict[str, Any]] = []
         self._session_started = self.started
         self._session_first = 1
+        #: Games and positions each node played over the run (the local machine is "local").
+        self.nodes: dict[str, dict[str, Any]] = {}
 
     # -- starting and resuming -------------------------------------------------------------------
     def _make_folders(self) -> None:
@@ -187,6 +199,7 @@ class Trainer:
         # Records written before `commands` existed name only their latest session's command.
         self.commands = [*record.get("commands", [record["command"]]), *self.commands]
         self.sessions = list(record.get("sessions", []))
+        self.nodes = {k: dict(v) for k, v in record.get("nodes", {}).items()}
         self._session_first = self.generation + 1
         self.metrics.load(up_to=self.generation)
         self.metrics.save()
@@ -210,12 +223,21 @@ class Trainer:
         selfplay = self.config.selfplay
         last_duration = 0.0
         seed = self.config.seed * 100_003 + self.generation
-        with closing(SelfPlayPool(self.game_name, self.config.rules, selfplay, seed)) as pool:
+        with closing(self._pool(seed)) as pool:
             while budget.allows(self.generation + 1, self._elapsed(), last_duration):
                 begun = time.monotonic()
                 self._generation(pool, last=not budget.allows(
                     self.generation + 2, self._elapsed() + 2 * last_duration, 0.0))
                 last_duration = time.monotonic() - begun
+
+    def _pool(self, seed: int) -> SelfPlayPool:
+        selfplay = self.config.selfplay
+        if self.ray is None:
+            return SelfPlayPool(self.game_name, self.config.rules, selfplay, seed)
+        from saz.tools.train.distributed import RaySelfPlayPool  # the one place ray is used
+
+        return RaySelfPlayPool(self.game_name, self.config.rules, selfplay, seed,  # type: ignore[return-value]
+                               address=self.ray or None)
 
     def _generation(self, pool: SelfPlayPool, last: bool) -> None:
         g = self.generation + 1
@@ -231,6 +253,11 @@ class Trainer:
 
         self.totals["games"] += meta["games"]
         self.totals["positions"] += meta["positions"]
+        for node, played in meta.get("nodes", {}).items():
+            ledger = self.nodes.setdefault(node, {"host": played["host"], "games": 0,
+                                                  "positions": 0})
+            ledger["games"] += played["games"]
+            ledger["positions"] += played["positions"]
         self.generation = g
         checkpoint = self._checkpoint()
         export_checkpoint(checkpoint, self.run.model_of(g))
@@ -311,6 +338,7 @@ class Trainer:
             "started": self.started,
             "hardware": hardware(),
             "sessions": [*self.sessions, self._session()],
+            "nodes": {k: dict(v) for k, v in self.nodes.items()},
             "gpu_minutes": round(sum(s.get("gpu_minutes", 0.0) for s in
                                      [*self.sessions, self._session()]), 1),
         }
@@ -391,6 +419,9 @@ class Trainer:
             tmp.replace(snapshot)
         if self.metrics.rows:
             plot(self.metrics, self.run.plots)
+        tmp = self.run.nodes.with_name(self.run.nodes.name + ".tmp")
+        tmp.write_text(json.dumps(self.nodes, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(self.run.nodes)
 
 
 def _group_by_size(records: Sequence[GameRecord]) -> list[PositionBatch]:
@@ -420,6 +451,7 @@ def _summarise(batch: SelfPlayBatch, threshold: float | None) -> dict[str, Any]:
         "resign_threshold": threshold,
         "resign_checks": [list(c) for r in records for c in r.resign_checks],
         "winners": {str(w): sum(r.winner == w for r in records) for w in (1, 0, -1)},
+        "nodes": batch.by_node,
     }
 
 
@@ -460,6 +492,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int,
                         help="a new run's seed, written into its config.toml in place of the "
                              "config's own (for repeats of one config)")
+    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                        help="play self-play on a Ray cluster (the distributed extra): alone, "
+                             "Ray's default (RAY_ADDRESS, else a new local cluster); 'auto' for "
+                             "the cluster `ray start` made here; HOST:PORT for a head elsewhere")
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--hours", type=float, help="stop before a generation would end after "
                        "this many hours (this session)")
@@ -516,6 +552,14 @@ def with_seed(config_text: str, seed: int) -> str:
     return head + tables
 
 
+def _require_ray() -> None:
+    """RunError, before anything is written, when `--ray` is given without Ray installed."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise RunError("--ray needs Ray: pip install 'saz[distributed]'") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.generations is not None and args.generations < 1:
@@ -523,8 +567,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     command = shlex.join(["saz", "train", *(sys.argv[1:] if argv is None else argv)])
     try:
+        if args.ray is not None:
+            _require_ray()
         run, game, config = _open(args)
-        trainer = Trainer(run, game, config, command)
+        trainer = Trainer(run, game, config, command, ray=args.ray)
         if config.learner.threads:
             torch.set_num_threads(config.learner.threads)
         torch.set_flush_denormal(True)  # subnormal arithmetic is many times slower on CPUs

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import platform
 import queue
 import signal
 import sys
@@ -482,6 +483,9 @@ class SelfPlayBatch:
     records: list[GameRecord]
     stats: WorkerStats
     wall_seconds: float
+    #: Who played them: node id -> {"host", "games", "positions"} (one entry, "local", for the
+    #: worker processes of this machine).
+    by_node: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def positions(self) -> int:
@@ -534,7 +538,9 @@ class SelfPlayPool:
             elif kind == "paused":
                 stats.add(payload)
                 paused += 1
-        return SelfPlayBatch(records, stats, time.perf_counter() - start)
+        local = {"host": platform.node(), "games": len(records),
+                 "positions": sum(len(r.positions) for r in records)}
+        return SelfPlayBatch(records, stats, time.perf_counter() - start, {"local": local})
 
     def _receive(self) -> tuple[str, int, Any]:
         while True:
