@@ -176,6 +176,12 @@ class RaySelfPlayPool:
         except Exception:  # noqa: BLE001 - already gone with its node
             pass
 
+    @property
+    def layout(self) -> str:
+        """Where the actors are, for logs and benchmarks: "3 actors on 2 nodes"."""
+        nodes = {a.node for a in self._actors.values()}
+        return f"{len(self._actors)} actors on {len(nodes)} node{'s' * (len(nodes) != 1)}"
+
     # -- SelfPlayPool's interface -------------------------------------------------------------
     def play(self, model_path: Path, games: int, resign_threshold: float | None,
              on_game: Callable[[GameRecord], None] | None = None) -> SelfPlayBatch:

@@ -582,21 +582,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games-in-flight", type=int, default=SelfPlayConfig.games_in_flight)
     parser.add_argument("--model", type=Path, help="an exported model (default: a random "
                         "network of the default shape, exported to a temporary folder)")
+    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                        help="measure the Ray pool instead (`saz train --ray`): one actor per "
+                             "core of every node of the cluster at ADDRESS (alone: a new local "
+                             "one); --workers is then ignored")
     args = parser.parse_args(argv)
-    counts = [int(v) for v in args.workers.split(",")]
+    counts = [int(v) for v in args.workers.split(",")] if args.ray is None else [0]
     with tempfile.TemporaryDirectory(prefix="saz-selfplay-") as tmp:
         model = args.model or _random_model(args.game, Path(tmp) / "random.onnx")
         print("| workers | games | positions | seconds | positions/s | evaluations/s |")
         print("|---:|---:|---:|---:|---:|---:|")
         for workers in counts:
-            config = SelfPlayConfig(sizes=(args.size,), visits=args.visits, workers=workers,
+            config = SelfPlayConfig(sizes=(args.size,), visits=args.visits,
+                                    workers=max(workers, 1),
                                     games_in_flight=args.games_in_flight,
                                     resign_threshold=-1.0)
-            with closing(SelfPlayPool(args.game, {}, config, seed=workers)) as pool:
+            pool: Any
+            if args.ray is None:
+                pool = SelfPlayPool(args.game, {}, config, seed=workers)
+            else:
+                from saz.tools.train.distributed import RaySelfPlayPool
+
+                pool = RaySelfPlayPool(args.game, {}, config, seed=1,
+                                       address=args.ray or None, log=lambda text: None)
+            with closing(pool):
                 pool.play(model, max(1, args.games // 4), None)  # start-up and warm-up
                 batch = pool.play(model, args.games, None)
+                label = str(workers) if args.ray is None else f"ray: {pool.layout}"
             stats = batch.stats
-            print(f"| {workers} | {len(batch.records)} | {stats.positions} | "
+            print(f"| {label} | {len(batch.records)} | {stats.positions} | "
                   f"{batch.wall_seconds:.1f} | {batch.positions_per_second:.1f} | "
                   f"{stats.evaluated / batch.wall_seconds:.0f} |", flush=True)
     return 0
