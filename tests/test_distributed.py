@@ -158,3 +158,16 @@ def test_ray_missing_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monkey
                  "--generations", "1", "--ray"]) == 1
     assert "pip install 'saz[distributed]'" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()  # refused before anything was written
+
+
+def test_ray_is_only_in_the_distributed_extra() -> None:
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+
+    def names(requirements: list[str]) -> set[str]:
+        return {r.split(">")[0].split("=")[0].split("[")[0].strip() for r in requirements}
+
+    assert "ray" not in names(project["dependencies"])
+    assert "ray" not in names(project["optional-dependencies"]["train"])
+    assert "ray" in names(project["optional-dependencies"]["distributed"])
