@@ -27,7 +27,6 @@ here, and this module only when `--ray` is given: the local path never imports r
 """
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import time
@@ -66,12 +65,6 @@ class SelfPlayActor:
         self.config = config
         self.generation: int | None = None
         self._folder = tempfile.mkdtemp(prefix="saz-actor-")
-
-    def node(self) -> tuple[str, str]:
-        """This actor's node id and host name."""
-        import ray
-
-        return ray.get_runtime_context().get_node_id(), os.uname().nodename
 
     def chunk(self, generation: int, model: list[Any], threshold: float | None
               ) -> tuple[list[GameRecord], WorkerStats]:
