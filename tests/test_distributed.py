@@ -17,8 +17,6 @@ import pytest
 
 from tests.test_train import TINY_CONFIG
 
-ray = pytest.importorskip("ray")
-
 #: The tiny config without the in-run evaluation, and more games so a generation takes a while.
 CONFIG = TINY_CONFIG.replace("[evaluation]\nevery = 2", "[evaluation]\nevery = 0")
 
@@ -33,6 +31,7 @@ class Cluster:
     """A head and one worker node, one CPU each, as `ray start` makes them."""
 
     def __init__(self) -> None:
+        pytest.importorskip("ray")
         self.port = _free_port()
         self.worker_port = _free_port()
         self.env = dict(os.environ, RAY_AUTH_MODE="token",
@@ -40,12 +39,17 @@ class Cluster:
                         RAY_ADDRESS=f"127.0.0.1:{self.port}")
         self.ray = str(Path(sys.executable).with_name("ray"))
 
-    def start(self) -> None:
-        common = ["--num-cpus", "1", "--disable-usage-stats"]
+    def start(self, worker: bool = True) -> None:
         self._run("start", "--head", "--port", str(self.port), "--node-ip-address", "127.0.0.1",
-                  "--include-dashboard=false", *common)
+                  "--include-dashboard=false", *self._common)
+        if worker:
+            self.start_worker()
+
+    def start_worker(self) -> None:
         self._run("start", "--address", f"127.0.0.1:{self.port}", "--node-ip-address",
-                  "127.0.0.1", "--node-manager-port", str(self.worker_port), *common)
+                  "127.0.0.1", "--node-manager-port", str(self.worker_port), *self._common)
+
+    _common = ("--num-cpus", "1", "--disable-usage-stats")
 
     def stop(self) -> None:
         self._run("stop", "--force", check=False)
@@ -131,6 +135,33 @@ def test_a_node_killed_mid_generation_loses_only_its_games_in_flight(cluster: Cl
     assert len(nodes) == 2, nodes  # the dead node's games before it died are counted
     assert all(n["games"] > 0 for n in nodes.values()), nodes
     assert sum(n["games"] for n in nodes.values()) == record["games"] >= 60
+
+
+@pytest.mark.slow
+def test_a_node_that_joins_mid_generation_gets_work(tmp_path: Path) -> None:
+    cluster = Cluster()
+    try:
+        cluster.start(worker=False)
+        config = tmp_path / "tiny.toml"
+        config.write_text(CONFIG.replace("games_per_generation = 4", "games_per_generation = 60")
+                          .replace('sizes = ["5x5", "6x6"]', 'sizes = ["7x7"]')
+                          .replace("visits = 8\n", "visits = 32\n", 1))
+        run = tmp_path / "run"
+        proc = cluster.train(run, config, "--generations", "1")
+        assert proc.stdout is not None
+        seen = ""
+        while "gen 1 self-play:" not in seen:  # the head alone is playing
+            chunk = proc.stdout.read(64)
+            assert chunk, seen[-3000:]
+            seen += chunk
+        cluster.start_worker()
+        output = seen + proc.communicate(timeout=300)[0]
+        assert proc.returncode == 0, output[-3000:]
+        assert output.count("self-play actor(s) started") == 2
+        nodes = _nodes(run)
+        assert len(nodes) == 2 and all(n["games"] > 0 for n in nodes.values()), nodes
+    finally:
+        cluster.stop()
 
 
 def test_a_local_run_never_imports_ray(tmp_path: Path) -> None:
