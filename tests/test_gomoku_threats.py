@@ -318,3 +318,21 @@ def test_the_search_defends_against_the_opponents_fours(game: Gomoku) -> None:
         assert result.best_move in safe
     else:
         assert result.value == -1.0 and result.proven
+
+
+def test_a_fresh_root_searches_only_the_defences_against_a_win_by_fours() -> None:
+    """A 15x15 game of the paper's experiment (docs/STRENGTH.md): Black's open three d-e-f on row
+    3 threatens an open four, and White, to move, has two defences (c3 and g3). With 225 points
+    and 100 visits, a root open to every move spent its visits one by one on moves that lose to
+    the four, and played one (White lost in 11 moves). Both defences lose later to Black's threes
+    here, but they are the only moves that do not lose at once."""
+    game = Gomoku(15)
+    for sgf in ["em", "gg", "dm", "gj", "el", "fj", "fm"]:  # SGF points, from the top left
+        game.play((ord(sgf[1]) - 97) * 15 + ord(sgf[0]) - 97)
+    defences = set(game.threat_defences())
+    assert len(defences) == 2
+    search, result = _search(game, 100, threat_root_nodes=0)
+    assert set(search._tree.root_edges()[0]) == defences
+    assert result.best_move in defences
+    _, guarded = _search(game, 100)  # the root guard finds both lost to threes, and still blocks
+    assert guarded.best_move in defences

@@ -175,7 +175,16 @@ bool Tree::room_for_leaf(int64_t edges) const {
 }
 
 void Tree::candidates(Position& pos) {
-  if (!pos.forced_moves(moves_buf_) || moves_buf_.empty()) pos.legal_moves(moves_buf_);
+  // An unexpanded root gets what `settle` gives every other new node: the forced moves; unless
+  // the side to move wins by fours itself, the moves that may stop the opponent's win by fours
+  // (any other loses to it); else every move. When nothing stops a threat, every legal move
+  // stays: the game is lost, but a move is due.
+  if (pos.forced_moves(moves_buf_) && !moves_buf_.empty()) return;
+  if (options_.threat_nodes > 0 &&
+      pos.prove_threats(options_.threat_nodes, false).status != Solution::SOLVED &&
+      pos.threat_defences(moves_buf_, options_.threat_nodes) && !moves_buf_.empty())
+    return;
+  pos.legal_moves(moves_buf_);
 }
 
 void Tree::settle(Node& leaf, Position& pos) {
