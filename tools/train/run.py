@@ -585,6 +585,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nsaz train: interrupted; continue with --resume", file=sys.stderr)
         return 130
+    finally:
+        # The processor's flush-to-zero is global: a caller in the same process (the tests, whose
+        # hypothesis needs subnormal floats) gets IEEE arithmetic back.
+        torch.set_flush_denormal(False)
     print(f"saz train: {run.root} has {trainer.generation} generation(s); newest network "
           f"{run.model}", file=sys.stderr)
     return 0
