@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -91,6 +91,17 @@ def cluster() -> Iterator[Cluster]:
         cluster.stop()
 
 
+def _read_until(proc: subprocess.Popen[str], done: Callable[[str], bool]) -> str:
+    """The process's output up to the moment `done` holds for it (failing if it ends first)."""
+    assert proc.stdout is not None
+    seen = ""
+    while not done(seen):
+        chunk = proc.stdout.read(64)
+        assert chunk, seen[-3000:]
+        seen += chunk
+    return seen
+
+
 def _nodes(run: Path) -> dict[str, dict[str, object]]:
     return json.loads((run / "nodes.json").read_text())
 
@@ -120,12 +131,8 @@ def test_a_node_killed_mid_generation_loses_only_its_games_in_flight(cluster: Cl
     config.write_text(LONG_CONFIG)
     run = tmp_path / "run"
     proc = cluster.train(run, config, "--generations", "1")
-    assert proc.stdout is not None
-    seen = ""
-    while max(map(int, re.findall(r"(\d+)/400", seen)), default=0) < 40:  # both nodes deliver
-        chunk = proc.stdout.read(64)
-        assert chunk, seen[-3000:]
-        seen += chunk
+    seen = _read_until(proc, lambda seen: max(map(int, re.findall(r"(\d+)/400", seen)),
+                                              default=0) >= 40)  # both nodes deliver
     os.kill(cluster.worker_raylet(), signal.SIGKILL)
     output = seen + proc.communicate(timeout=300)[0]
     assert proc.returncode == 0, output[-3000:]
@@ -149,12 +156,7 @@ def test_a_node_that_joins_mid_generation_gets_work(tmp_path: Path) -> None:
         config.write_text(LONG_CONFIG)
         run = tmp_path / "run"
         proc = cluster.train(run, config, "--generations", "1")
-        assert proc.stdout is not None
-        seen = ""
-        while "gen 1 self-play:" not in seen:  # the head alone is playing
-            chunk = proc.stdout.read(64)
-            assert chunk, seen[-3000:]
-            seen += chunk
+        seen = _read_until(proc, lambda seen: "gen 1 self-play:" in seen)  # the head alone
         cluster.start_worker()
         output = seen + proc.communicate(timeout=300)[0]
         assert proc.returncode == 0, output[-3000:]

@@ -20,7 +20,7 @@ directory, its resume and its metrics are the same; only where the games are pla
   its actors and starts actors on any node (or free core) that has none, so a node that joins
   mid-run gets work. If every actor is gone and no node has room, `play` raises SelfPlayError.
 * **The ledger.** Each batch says how many games and positions each node played
-  (`SelfPlayBatch.by_node`); the trainer appends them to `RUN/nodes.csv`.
+  (`SelfPlayBatch.by_node`); the trainer adds them up in `RUN/nodes.json`.
 
 Every node needs the same saz installed (the actors import this module). Ray is imported only
 here, and this module only when `--ray` is given: the local path never imports ray.
@@ -43,6 +43,7 @@ from saz.tools.train.selfplay import (
     SelfPlayError,
     SelfPlayWorker,
     WorkerStats,
+    tally,
 )
 
 #: The longest an actor's call runs without a finished game before it reports anyway, so the
@@ -213,10 +214,8 @@ class RaySelfPlayPool:
                 except ray.exceptions.RayTaskError as exc:  # the self-play code itself failed
                     raise SelfPlayError(f"self-play actor failed:\n{exc}") from None
                 actor = self._actors[actor_id]
-                ledger = by_node.setdefault(actor.node, {"host": actor.host, "games": 0,
-                                                         "positions": 0})
-                ledger["games"] += len(finished)
-                ledger["positions"] += sum(len(r.positions) for r in finished)
+                tally(by_node, actor.node, actor.host, len(finished),
+                      sum(len(r.positions) for r in finished))
                 stats.add(chunk_stats)
                 for record in finished:
                     records.append(record)

@@ -100,7 +100,8 @@ class Run:
             raise EvaluateError(f"{root} is not a training run (no config.toml or models/)")
         with open(root / "config.toml", "rb") as f:
             self.rules: dict[str, Any] = dict(tomllib.load(f).get("rules", {}))
-        card = self._card(0) or self._card(self.generations()[-1] if self.generations() else 0)
+        generations = self.generations()
+        card = self._card(0) or (self._card(generations[-1]) if generations else None)
         if card is None:
             raise EvaluateError(f"{root}/models holds no exported generation")
         self.game = str(card["game"])

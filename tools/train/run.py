@@ -69,7 +69,13 @@ from saz.tools.train.metrics import MetricsLog, columns_for, eval_column, plies_
 from saz.tools.train.model import NetConfig, PolicyValueNet
 from saz.tools.train.positions import PositionBatch
 from saz.tools.train.replay import ReplayBuffer
-from saz.tools.train.selfplay import GameRecord, Resignation, SelfPlayBatch, SelfPlayPool
+from saz.tools.train.selfplay import (
+    GameRecord,
+    Resignation,
+    SelfPlayBatch,
+    SelfPlayPool,
+    tally,
+)
 from saz.tools.train.config import CONFIGS_DIR, PREVIOUS, ConfigError, TrainConfig
 from tqdm import tqdm
 
@@ -254,10 +260,7 @@ class Trainer:
         self.totals["games"] += meta["games"]
         self.totals["positions"] += meta["positions"]
         for node, played in meta.get("nodes", {}).items():
-            ledger = self.nodes.setdefault(node, {"host": played["host"], "games": 0,
-                                                  "positions": 0})
-            ledger["games"] += played["games"]
-            ledger["positions"] += played["positions"]
+            tally(self.nodes, node, played["host"], played["games"], played["positions"])
         self.generation = g
         checkpoint = self._checkpoint()
         export_checkpoint(checkpoint, self.run.model_of(g))
@@ -323,6 +326,7 @@ class Trainer:
     def _record(self) -> dict[str, Any]:
         """The training record (the model card carries it): what was trained, how and where."""
         selfplay = self.config.selfplay
+        sessions = [*self.sessions, self._session()]
         return {
             "command": self.commands[0],
             "commands": list(self.commands),
@@ -337,10 +341,9 @@ class Trainer:
             "wall_seconds": round(self.wall_before + self._elapsed(), 1),
             "started": self.started,
             "hardware": hardware(),
-            "sessions": [*self.sessions, self._session()],
+            "sessions": sessions,
             "nodes": {k: dict(v) for k, v in self.nodes.items()},
-            "gpu_minutes": round(sum(s.get("gpu_minutes", 0.0) for s in
-                                     [*self.sessions, self._session()]), 1),
+            "gpu_minutes": round(sum(s.get("gpu_minutes", 0.0) for s in sessions), 1),
         }
 
     def _session(self) -> dict[str, Any]:

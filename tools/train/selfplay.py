@@ -57,6 +57,15 @@ Size = tuple[int, int]
 DEVICES = ("auto", "cpu", "cuda")
 
 
+def tally(ledger: dict[str, dict[str, Any]], node: str, host: str, games: int,
+          positions: int) -> None:
+    """Add games and positions to `node`'s line of a ledger of who played what
+    (node -> {"host", "games", "positions"}: `SelfPlayBatch.by_node`, the run's `nodes.json`)."""
+    line = ledger.setdefault(node, {"host": host, "games": 0, "positions": 0})
+    line["games"] += games
+    line["positions"] += positions
+
+
 def parse_size(text: str) -> Size:
     """"9" or "9x9" -> (9, 9); "12x9" -> (12, 9) (width x height); ValueError otherwise."""
     width, _, height = str(text).strip().lower().partition("x")
@@ -538,9 +547,10 @@ class SelfPlayPool:
             elif kind == "paused":
                 stats.add(payload)
                 paused += 1
-        local = {"host": platform.node(), "games": len(records),
-                 "positions": sum(len(r.positions) for r in records)}
-        return SelfPlayBatch(records, stats, time.perf_counter() - start, {"local": local})
+        by_node: dict[str, dict[str, Any]] = {}
+        tally(by_node, "local", platform.node(), len(records),
+              sum(len(r.positions) for r in records))
+        return SelfPlayBatch(records, stats, time.perf_counter() - start, by_node)
 
     def _receive(self) -> tuple[str, int, Any]:
         while True:
