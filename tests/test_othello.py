@@ -335,7 +335,7 @@ def test_a_wipeout_is_a_winning_move() -> None:
 
 
 #: The most discs of a side whose wipeout the tactics look for (engine/core/othello.cpp).
-WIPEOUT_DISCS = 12
+WIPEOUT_DISCS = 16
 
 
 def sparse_diagram(width: int, height: int, rng: random.Random) -> str:
@@ -346,24 +346,75 @@ def sparse_diagram(width: int, height: int, rng: random.Random) -> str:
     return "\n".join("".join(cells[y * width:(y + 1) * width]) for y in range(height))
 
 
+def wiped_out(game: Othello, color: int) -> bool:
+    return game.disc_count()[0 if color == BLACK else 1] == 0
+
+
+def lost_to_a_wipeout(game: Othello) -> bool:
+    """Brute force of the two-ply loss: the side to move has a move (a pass counts) and every
+    one lets the opponent turn over all its discs in reply. Only wipeouts of at most
+    WIPEOUT_DISCS discs are looked for, and none of a side that has more than WIPEOUT_DISCS - 2
+    before its move (the core's cheap bounds)."""
+    mover = game.to_move
+    if game.is_over() or game.disc_count()[0 if mover == BLACK else 1] + 2 > WIPEOUT_DISCS:
+        return False
+    for move in game.legal_moves().tolist():
+        game.play(move)
+        mine = game.disc_count()[0 if mover == BLACK else 1]
+        wiped = False
+        if mine <= WIPEOUT_DISCS:
+            for reply in game.legal_moves().tolist():
+                game.play(reply)
+                wiped = wiped or wiped_out(game, mover)
+                game.undo()
+        game.undo()
+        if not wiped:
+            return False
+    return True
+
+
 @pytest.mark.parametrize("width, height", [(4, 4), (6, 6), (8, 8), (10, 6), (16, 16)])
-def test_winning_moves_are_exactly_the_wipeouts(width: int, height: int) -> None:
-    """Against brute force: every legal placement played, the opponent's discs counted."""
+def test_winning_moves_are_exactly_the_wipeouts_and_the_wipeouts_one_move_later(
+        width: int, height: int) -> None:
+    """Against brute force: every legal move played; it wins if the opponent is left without a
+    disc, or if every reply lets the side to move do that (three plies). The core's bounds:
+    wipeouts of at most WIPEOUT_DISCS discs, and the three-ply ones only while the opponent
+    has at most twice that before the move."""
     rng = random.Random(width * 31 + height)
-    found = 0
+    found = later = 0
     for _ in range(300):
         game = Othello.from_diagram(sparse_diagram(width, height, rng), to_move=BLACK)
-        expected = []
+        if game.is_over():
+            continue
+        expected, white = [], game.disc_count()[1]
         for move in game.legal_moves().tolist():
-            if move == game.pass_move:
-                continue
             game.play(move)
-            if game.disc_count()[1] == 0:
+            if wiped_out(game, WHITE):
+                if white <= WIPEOUT_DISCS:
+                    expected.append(move)
+            elif white <= 2 * WIPEOUT_DISCS and lost_to_a_wipeout(game):
                 expected.append(move)
+                later += 1
             game.undo()
         assert game.winning_moves() == expected
         found += bool(expected)
-    assert found >= 10  # the set-ups do exercise the wipeouts
+    assert found >= 10 and later >= 10  # the set-ups do exercise both kinds
+
+
+def test_a_wipeout_three_plies_ahead_is_a_winning_move() -> None:
+    """The greedy player's win in a 16x16 match (docs/matches/othello-15-gen25-vs-greedy-16x16-
+    tactics, game 15): after Black's 49th move White plays d4, and every black move then lets
+    White turn over all of Black's discs. Black's 49th move already lost to it."""
+    sgf = ("ij hj gi jj gh fg gg hg gj gk ji ki fk fj gf fe ef de hk hl fi ej di fl gl ek il jl "
+           "el dj hm dm em in ci bh cj bj cn bo bi dh jh fm ff kg hf if ee dd bk bl").split()
+    game = Othello(16)
+    for move in sgf[:49]:
+        game.play(game.point(ord(move[0]) - 97, ord(move[1]) - 97))
+    d4 = game.point(3, 3)
+    assert d4 in game.winning_moves()
+    assert game.forced_moves() is None  # two plies could not see it
+    game.play(d4)
+    assert game.forced_moves() == []  # lost: every black move allows the wipeout
 
 
 @pytest.mark.parametrize("width, height", [(4, 4), (6, 6), (8, 8), (10, 6), (16, 16)])

@@ -425,6 +425,42 @@ def test_othello_moves_that_let_the_opponent_wipe_out_are_avoided() -> None:
         checked += 1
 
 
+def wiped_out_later(game: Othello, move: int) -> bool:
+    """Brute force: after `move`, some reply leaves the player of `move` only moves (at least
+    one) that let the opponent turn over all its discs."""
+    game.play(move)
+    try:
+        for reply in game.legal_moves().tolist():
+            game.play(reply)
+            moves = [] if game.is_over() else game.legal_moves().tolist()
+            lost = bool(moves) and all(wiped_out_next(game, m) for m in moves)
+            game.undo()
+            if lost:
+                return True
+        return False
+    finally:
+        game.undo()
+
+
+def test_othello_moves_that_lose_to_a_wipeout_three_plies_later_are_avoided() -> None:
+    """Set-ups where some of Black's moves let White reply with a move after which every black
+    move allows a wipeout (what the greedy player did to the shipped model at 16x16): the
+    search settles those replies as White's wins and plays a move that survives."""
+    rng = np.random.default_rng(4)
+    checked = 0
+    while checked < 5:
+        cells = rng.choice(list("XO....."), size=36)
+        game = Othello.from_diagram("\n".join("".join(cells[r * 6:r * 6 + 6]) for r in range(6)))
+        if game.is_over() or game.winning_moves() or game.forced_moves() is not None:
+            continue  # no two-ply threat: the three-ply one is what is tested
+        losing = {move for move in game.legal_moves().tolist() if wiped_out_later(game, move)}
+        if not losing or len(losing) == len(game.legal_moves()):
+            continue
+        result = MCTS(FakeNet(checked)).search(game, SearchLimits(visits=200))
+        assert result.best_move not in losing
+        checked += 1
+
+
 def test_forced_playouts_give_every_visited_root_move_its_minimum() -> None:
     """KataGo's forced playouts: a visited root move gets at least sqrt(k P N) visits (less one,
     as N grows past it); without them, low-prior moves fall well below it."""

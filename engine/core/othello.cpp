@@ -40,8 +40,9 @@ constexpr int kFeatures = 7;  // own, opponent, empty, legal, own_unsafe, oppone
 constexpr uint64_t kZobristTag = 0x07E1;
 constexpr int kMaxPoints = kMaxSize * kMaxSize;
 // The most discs a wipeout the search looks for may turn over (winning_moves, forced_moves).
-// Wipeouts happen to a side with few discs; counting to here is cheap, flooding is not.
-constexpr int kWipeoutDiscs = 12;
+// Wipeouts happen to a side with few discs (3 to 14 in our match records); counting to here
+// is cheap, flooding is not.
+constexpr int kWipeoutDiscs = 16;
 
 // Zobrist keys per point (a point's key does not depend on the board size) and of White to
 // move, drawn once at load time: a move XORs table entries rather than recomputing keys.
@@ -235,15 +236,29 @@ class OthelloPosition final : public Position {
   }
 
   void winning_moves(Moves& out) const override {
-    // A placement that turns over every opponent disc ends the game with the opponent wiped out.
-    // On a large open board a network trained on small ones walks into these; knowing them
-    // settles such a position in the tree.
+    // A placement that turns over every opponent disc ends the game with the opponent wiped
+    // out; one after which every reply allows that wins one move later. On a large open board
+    // a network trained on small ones walks into both (the greedy player wiped it out three
+    // plies after a move the two-ply `forced_moves` could not yet see); knowing them settles
+    // such a position in the tree.
     out.clear();
-    if (!might_wipe_out(own_, opp_)) return;
+    const bool wipe = might_wipe_out(own_, opp_);
+    // A move that leaves the opponent few enough discs to be wiped out later turns over most
+    // of them: past twice the bound, no move is looked at, and the check costs a count.
+    const bool later = opp_.count() <= 2 * kWipeoutDiscs;
+    if (!wipe && !later) return;
     update_legal();
     legal_.for_each([&](int p) {
-      if (wipes_out(p, own_, opp_)) out.push_back(p);
+      const BB flips = flips_of(p);
+      if (wipe && flips == opp_) {
+        out.push_back(p);
+        return;
+      }
+      BB placed;
+      placed.set(p);
+      if (later && every_move_is_wiped_out(opp_ ^ flips, own_ | placed | flips)) out.push_back(p);
     });
+    if (later && pass_legal_ && every_move_is_wiped_out(opp_, own_)) out.push_back(pass_move());
   }
 
   bool forced_moves(Moves& out) const override {
@@ -556,6 +571,23 @@ class OthelloPosition final : public Position {
     bool found = false;
     mobility(own, opp).for_each([&](int p) { found = found || wipes_out(p, own, opp); });
     return found;
+  }
+  // Whether `own`'s owner, to move, has a move (a pass when it has no placement) and every
+  // one lets `opp`'s owner turn over all its discs in reply: `forced_moves`' lost position,
+  // asked of a position not built. False when the game is over there.
+  bool every_move_is_wiped_out(const BB& own, const BB& opp) const {
+    if (own.count() + 2 > kWipeoutDiscs) return false;  // as in `forced_moves`
+    const BB moves = mobility(own, opp);
+    if (!moves.any()) return mobility(opp, own).any() && can_wipe_out(opp, own);
+    bool lost = true;
+    moves.for_each([&](int p) {
+      if (!lost) return;
+      const BB flips = flips_of(own, opp, p);
+      BB placed;
+      placed.set(p);
+      lost = can_wipe_out(opp ^ flips, own | placed | flips);
+    });
+    return lost;
   }
   bool wipes_out(int move, const BB& own, const BB& opp) const {
     return flips_of(own, opp, move) == opp;

@@ -112,8 +112,9 @@ class Position {
   // BLACK, WHITE or DRAW; only meaningful once `is_over()`.
   virtual int winner() const = 0;
 
-  // Moves that end the game at once with a win for the side to move, as far as the rules make
-  // that cheap to know (the search then scores the position as won). Default: none known.
+  // Moves that win by force for the side to move, as far as the rules make that cheap to know:
+  // at once, or by leaving the opponent only moves that lose at once (the search then scores
+  // the position as won). Default: none known.
   virtual void winning_moves(Moves& out) const { out.clear(); }
   // When the opponent threatens to win on its next move: true, with `out` the moves that stop
   // every threat (empty: none can, the position is lost). False when there is no threat or the

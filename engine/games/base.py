@@ -390,9 +390,10 @@ class Game(ABC):
 
     # -- tactics the rules make exact (the search's depth-1 and depth-2 knowledge) ---------------
     def winning_moves(self) -> list[int]:
-        """Moves that end the game at once with a win for the side to move, as far as the rules
-        make that cheap to know. The search scores such a position as won without asking the
-        network and plays the move at the root."""
+        """Moves that win by force for the side to move, as far as the rules make that cheap to
+        know: at once, or (Othello) by leaving the opponent only moves that lose at once. The
+        search scores such a position as won without asking the network and plays the move at
+        the root."""
         return self._core.winning_moves()
 
     def forced_moves(self) -> list[int] | None:
