@@ -2,6 +2,7 @@
 tactics the rules make exact are found whatever the network says."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import sqrt
 
 import threading
@@ -407,22 +408,29 @@ def wiped_out_next(game: Othello, move: int) -> bool:
         game.undo()
 
 
-def test_othello_moves_that_let_the_opponent_wipe_out_are_avoided() -> None:
-    """Set-ups where some of Black's moves let White turn over every black disc next: whatever
-    the network says, the search settles those replies and plays a move that survives."""
-    rng = np.random.default_rng(3)
+def assert_search_avoids(seed: int, loses: Callable[[Othello, int], bool],
+                         skip: Callable[[Othello], bool]) -> None:
+    """Five random 6x6 set-ups (none `skip`s) where some but not all of Black's moves `loses`:
+    whatever the network says, the search plays one that does not."""
+    rng = np.random.default_rng(seed)
     checked = 0
     while checked < 5:
         cells = rng.choice(list("XO....."), size=36)
         game = Othello.from_diagram("\n".join("".join(cells[r * 6:r * 6 + 6]) for r in range(6)))
-        if game.is_over() or game.winning_moves():
+        if game.is_over() or game.winning_moves() or skip(game):
             continue
-        losing = {move for move in game.legal_moves().tolist() if wiped_out_next(game, move)}
+        losing = {move for move in game.legal_moves().tolist() if loses(game, move)}
         if not losing or len(losing) == len(game.legal_moves()):
             continue
         result = MCTS(FakeNet(checked)).search(game, SearchLimits(visits=200))
         assert result.best_move not in losing
         checked += 1
+
+
+def test_othello_moves_that_let_the_opponent_wipe_out_are_avoided() -> None:
+    """Set-ups where some of Black's moves let White turn over every black disc next: whatever
+    the network says, the search settles those replies and plays a move that survives."""
+    assert_search_avoids(3, wiped_out_next, lambda game: False)
 
 
 def wiped_out_later(game: Othello, move: int) -> bool:
@@ -446,19 +454,8 @@ def test_othello_moves_that_lose_to_a_wipeout_three_plies_later_are_avoided() ->
     """Set-ups where some of Black's moves let White reply with a move after which every black
     move allows a wipeout (what the greedy player did to the shipped model at 16x16): the
     search settles those replies as White's wins and plays a move that survives."""
-    rng = np.random.default_rng(4)
-    checked = 0
-    while checked < 5:
-        cells = rng.choice(list("XO....."), size=36)
-        game = Othello.from_diagram("\n".join("".join(cells[r * 6:r * 6 + 6]) for r in range(6)))
-        if game.is_over() or game.winning_moves() or game.forced_moves() is not None:
-            continue  # no two-ply threat: the three-ply one is what is tested
-        losing = {move for move in game.legal_moves().tolist() if wiped_out_later(game, move)}
-        if not losing or len(losing) == len(game.legal_moves()):
-            continue
-        result = MCTS(FakeNet(checked)).search(game, SearchLimits(visits=200))
-        assert result.best_move not in losing
-        checked += 1
+    # Only set-ups without a two-ply threat: the three-ply one is what is tested.
+    assert_search_avoids(4, wiped_out_later, lambda game: game.forced_moves() is not None)
 
 
 def test_forced_playouts_give_every_visited_root_move_its_minimum() -> None:

@@ -254,9 +254,8 @@ class OthelloPosition final : public Position {
         out.push_back(p);
         return;
       }
-      BB placed;
-      placed.set(p);
-      if (later && every_move_is_wiped_out(opp_ ^ flips, own_ | placed | flips)) out.push_back(p);
+      const auto [mine, theirs] = placed(own_, opp_, p, flips);
+      if (later && every_move_is_wiped_out(theirs, mine)) out.push_back(p);
     });
     if (later && pass_legal_ && every_move_is_wiped_out(opp_, own_)) out.push_back(pass_move());
   }
@@ -277,10 +276,8 @@ class OthelloPosition final : public Position {
         out.push_back(move);
     };
     legal_.for_each([&](int p) {
-      const BB flips = flips_of(p);
-      BB placed;
-      placed.set(p);
-      consider(p, own_ | placed | flips, opp_ ^ flips);
+      const auto [mine, theirs] = placed(own_, opp_, p, flips_of(p));
+      consider(p, mine, theirs);
     });
     if (pass_legal_) consider(pass_move(), own_, opp_);
     if (!threat) out.clear();
@@ -582,12 +579,16 @@ class OthelloPosition final : public Position {
     bool lost = true;
     moves.for_each([&](int p) {
       if (!lost) return;
-      const BB flips = flips_of(own, opp, p);
-      BB placed;
-      placed.set(p);
-      lost = can_wipe_out(opp ^ flips, own | placed | flips);
+      const auto [mine, theirs] = placed(own, opp, p, flips_of(own, opp, p));
+      lost = can_wipe_out(theirs, mine);
     });
     return lost;
+  }
+  // Both sides after `own`'s owner places a disc at `move`, turning over `flips`: (own, opp).
+  static std::pair<BB, BB> placed(const BB& own, const BB& opp, int move, const BB& flips) {
+    BB disc;
+    disc.set(move);
+    return {own | disc | flips, opp ^ flips};
   }
   bool wipes_out(int move, const BB& own, const BB& opp) const {
     return flips_of(own, opp, move) == opp;
