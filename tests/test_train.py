@@ -312,6 +312,30 @@ def test_config_errors_name_the_key() -> None:
         TrainConfig.from_toml('[evaluation]\nopponents = ["stockfish"]\n')
 
 
+def test_a_session_overrides_only_machine_settings() -> None:
+    config = TrainConfig.from_toml(TINY_CONFIG)
+    gpu = config.with_overrides(["selfplay.workers=14", "selfplay.device=cuda",
+                                 'learner.device="auto"', "selfplay.games_per_generation=400",
+                                 "evaluation.every=0"])
+    assert (gpu.selfplay.workers, gpu.selfplay.device, gpu.learner.device) == (14, "cuda", "auto")
+    assert (gpu.selfplay.games_per_generation, gpu.evaluation.every) == (400, 0)
+    assert gpu.selfplay.visits == config.selfplay.visits and gpu.seed == config.seed
+    assert config.selfplay.workers == 1  # the config it came from is unchanged
+    with pytest.raises(ConfigError, match="only a machine's settings.*recipe"):
+        config.with_overrides(["selfplay.visits=800"])
+    with pytest.raises(ConfigError, match="only a machine's settings"):
+        config.with_overrides(["network.hidden=128"])
+    for malformed in ("selfplay.workers", "seed=4"):
+        with pytest.raises(ConfigError, match="expected SECTION.KEY=VALUE"):
+            config.with_overrides([malformed])
+    with pytest.raises(ConfigError, match="selfplay.workers must be at least 1"):
+        config.with_overrides(["selfplay.workers=0"])
+    with pytest.raises(ConfigError, match="selfplay.device must be one of"):
+        config.with_overrides(["selfplay.device=tpu"])
+    with pytest.raises(ConfigError, match="workers='many': a value of the wrong type"):
+        config.with_overrides(["selfplay.workers=many"])
+
+
 # -- saz train end to end ----------------------------------------------------------------------------
 def _train(*args: str) -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -412,6 +436,38 @@ def test_a_run_carried_as_its_committed_files_resumes(tmp_path: Path) -> None:
             (carried / "metrics.csv").read_text().splitlines()[1:]] == ["1", "2"]
     assert sorted(p.name for p in (carried / "replay").iterdir()) == ["gen_00002.npz"]
     assert (carried / "model.onnx").is_file()
+
+
+def test_a_carried_run_resumes_with_this_machines_settings(tmp_path: Path) -> None:
+    """`--set` changes how this session runs (workers, devices), never the run's config.toml;
+    the record says where the networks really ran: onnxruntime-gpu lists CUDA among its
+    providers on machines without a GPU, so only the sessions the workers opened can tell."""
+    from saz.engine.evaluator import Evaluator
+    from saz.tools.train.checkpoint import load_checkpoint
+    from saz.tools.train.run import main
+
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_CONFIG)
+    run = tmp_path / "run"
+    assert main(["--game", "gomoku", "--config", str(config), "--out", str(run),
+                 "--generations", "1"]) == 0
+    assert main(["--out", str(run), "--resume", "--generations", "2",
+                 "--set", "selfplay.workers=2", "--set", "selfplay.device=auto",
+                 "--set", "learner.device=auto", "--set", "evaluation.every=0"]) == 0
+    assert (run / "config.toml").read_text() == TINY_CONFIG
+    session = load_checkpoint(run / "checkpoint.pt").training["sessions"][-1]
+    assert "--set selfplay.workers=2" in session["command"]
+    really = Evaluator(run / "model.onnx", device="auto").provider
+    assert session["selfplay_device"] == really
+    import torch
+
+    assert session["learner_device"] == ("cuda" if torch.cuda.is_available() else "cpu")
+    if really == "cpu" and not torch.cuda.is_available():
+        assert session["gpu_minutes"] == 0
+
+    assert main(["--out", str(run), "--resume", "--generations", "3",
+                 "--set", "selfplay.visits=800"]) == 1  # the recipe is not a machine setting
+    assert load_checkpoint(run / "checkpoint.pt").training["generations"] == 2
 
 
 # -- the auxiliary targets (ownership, score) ---------------------------------------------------------

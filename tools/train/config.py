@@ -10,12 +10,17 @@
 
 Every table and key is optional (the dataclass defaults apply); an unknown one is a ConfigError,
 so that a typo cannot silently train with a default. The shipped configs are in `configs/`.
+
+The file is the run's recipe and travels with it. How one machine runs that recipe (its cores, its
+GPU) is not: `saz train --set selfplay.workers=14` overrides one of the `MACHINE_KEYS` for a
+session only (`TrainConfig.with_overrides`), so a run carried to a GPU machine and back keeps one
+config.toml.
 """
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +37,17 @@ from saz.tools.train.selfplay import parse_size as parse_board_size
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 #: Opponents the evaluation knows besides the reference players: the previous generation.
 PREVIOUS = "previous"
+
+
+#: The keys a session may override (`--set`): they say how a machine runs the recipe, and
+#: leave what a position teaches unchanged. games_per_generation and games_in_flight only set how
+#: often the network is refreshed, which a machine with eight times the cores needs to raise.
+MACHINE_KEYS: dict[str, tuple[str, ...]] = {
+    "selfplay": ("workers", "threads", "device", "games_in_flight", "max_batch",
+                 "games_per_generation"),
+    "learner": ("device", "threads"),
+    "evaluation": ("every", "threads"),
+}
 
 
 class ConfigError(ValueError):
@@ -125,6 +141,33 @@ class TrainConfig:
         except (TypeError, ValueError) as exc:
             raise ConfigError(str(exc)) from None
 
+    def with_overrides(self, settings: Sequence[str]) -> TrainConfig:
+        """This config with `SECTION.KEY=VALUE` settings applied (VALUE is a TOML value, or a bare
+        word such as cuda); ConfigError for a malformed setting, a key outside `MACHINE_KEYS` or
+        a value the key does not take."""
+        changes: dict[str, dict[str, Any]] = {}
+        for setting in settings:
+            name, sep, text = setting.partition("=")
+            section, _, key = name.strip().partition(".")
+            if not sep or not key:
+                raise ConfigError(f"--set {setting!r}: expected SECTION.KEY=VALUE, "
+                                  "e.g. selfplay.workers=14")
+            if key not in MACHINE_KEYS.get(section, ()):
+                allowed = ", ".join(f"{s}.{k}" for s, keys in MACHINE_KEYS.items() for k in keys)
+                raise ConfigError(f"--set {name.strip()}: only a machine's settings may be "
+                                  f"overridden ({allowed}); the recipe is the run's config.toml")
+            changes.setdefault(section, {})[key] = _toml_value(text.strip())
+        values: dict[str, Any] = {}
+        for section, keys in changes.items():
+            try:
+                values[section] = replace(getattr(self, section), **keys)
+            except ValueError as exc:
+                raise ConfigError(f"--set: {exc}") from None
+            except TypeError:  # a value of the wrong kind, e.g. workers=many
+                given = ", ".join(f"{section}.{k}={v!r}" for k, v in keys.items())
+                raise ConfigError(f"--set {given}: a value of the wrong type") from None
+        return replace(self, **values)
+
     @classmethod
     def load(cls, path: str | Path) -> TrainConfig:
         path = Path(path)
@@ -136,6 +179,14 @@ class TrainConfig:
             return cls.from_toml(text)
         except ConfigError as exc:
             raise ConfigError(f"{path}: {exc}") from None
+
+
+def _toml_value(text: str) -> Any:
+    """A `--set` value: TOML (14, 0.5, "cuda", true), else the bare word as a string."""
+    try:
+        return tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        return text
 
 
 def _build(kind: type, section: str, table: Any) -> Any:

@@ -1,7 +1,7 @@
 """`saz train`: AlphaZero training on small boards, in generations, resumable.
 
     saz train --game gomoku [--config FILE.toml] --out RUN_DIR [--hours H | --generations N]
-    saz train --out RUN_DIR --resume [--hours H | --generations N]
+    saz train --out RUN_DIR --resume [--hours H | --generations N] [--set SECTION.KEY=VALUE ...]
 
 A generation is: self-play games with the newest network (`selfplay.py`, worker processes), their
 positions into the replay buffer (`replay.py`), training steps on the buffer (`learner.py`), the
@@ -81,8 +81,6 @@ from tqdm import tqdm
 
 #: A file of one generation (`gen_00012.onnx`, its card, its staging files).
 _GENERATION_FILE = re.compile(r"gen_(\d+)\.")
-#: onnxruntime's CUDA provider: self-play runs on the GPU when asked to and this is available.
-_ORT_CUDA = "CUDAExecutionProvider"
 
 
 class RunError(RuntimeError):
@@ -163,6 +161,8 @@ class Trainer:
         self.sessions: list[dict[str, Any]] = []
         self._session_started = self.started
         self._session_first = 1
+        #: Whether this session's self-play ran its network on a GPU (the workers report it).
+        self._selfplay_on_gpu = False
         #: Games and positions each node played over the run (the local machine is "local").
         self.nodes: dict[str, dict[str, Any]] = {}
 
@@ -278,6 +278,7 @@ class Trainer:
         with _bar(games, f"gen {g} self-play", "game") as bar:
             batch = pool.play(self.run.model_of(g - 1), games, threshold,
                               on_game=lambda _: bar.update())
+        self._selfplay_on_gpu = self._selfplay_on_gpu or batch.stats.on_gpu
         return _group_by_size(batch.records), _summarise(batch, threshold)
 
     def _evaluate(self, g: int) -> dict[str, float]:
@@ -351,8 +352,7 @@ class Trainer:
         which generations it made, and its GPU minutes (its wall time when the learner or the
         self-play ran on a GPU)."""
         learner = self.learner.device.type
-        selfplay = self.config.selfplay.device
-        selfplay_gpu = selfplay != "cpu" and _ORT_CUDA in onnxruntime.get_available_providers()
+        selfplay_gpu = self._selfplay_on_gpu
         on_gpu = learner == "cuda" or selfplay_gpu
         return {
             "command": self.commands[-1],
@@ -499,6 +499,11 @@ def _parser() -> argparse.ArgumentParser:
                         help="play self-play on a Ray cluster (the distributed extra): alone, "
                              "Ray's default (RAY_ADDRESS, else a new local cluster); 'auto' for "
                              "the cluster `ray start` made here; HOST:PORT for a head elsewhere")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                        dest="settings",
+                        help="this session's machine settings over the config's, e.g. "
+                             "selfplay.workers=14 selfplay.device=cuda learner.device=cuda "
+                             "(repeatable; the run's config.toml is unchanged)")
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--hours", type=float, help="stop before a generation would end after "
                        "this many hours (this session)")
@@ -516,7 +521,7 @@ def _open(args: argparse.Namespace) -> tuple[RunDir, str, TrainConfig]:
             raise RunError("--seed is for a new run; a resumed run keeps its config's seed")
         if not run.checkpoint.is_file() or not run.config.is_file():
             raise RunError(f"{run.root} holds no run to resume (no checkpoint.pt or config.toml)")
-        config = TrainConfig.load(run.config)
+        config = TrainConfig.load(run.config).with_overrides(args.settings)
         game = load_checkpoint(run.checkpoint).game
         if args.game is not None and args.game != game:
             raise RunError(f"{run.root} trains {game}, not {args.game}")
@@ -531,7 +536,7 @@ def _open(args: argparse.Namespace) -> tuple[RunDir, str, TrainConfig]:
         raise RunError(f"{run.root} is not empty: pass --resume to continue it, or choose "
                        "another --out")
     source = args.config or CONFIGS_DIR / f"{args.game}.toml"
-    TrainConfig.load(source)  # its errors name the file the user wrote
+    TrainConfig.load(source).with_overrides(args.settings)  # errors name what the user wrote
     text = source.read_text(encoding="utf-8")
     if args.seed is not None:
         text = with_seed(text, args.seed)
@@ -539,7 +544,7 @@ def _open(args: argparse.Namespace) -> tuple[RunDir, str, TrainConfig]:
     tmp = run.config.with_name(run.config.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(run.config)
-    return run, args.game, TrainConfig.load(run.config)
+    return run, args.game, TrainConfig.load(run.config).with_overrides(args.settings)
 
 
 def with_seed(config_text: str, seed: int) -> str:

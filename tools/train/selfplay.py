@@ -363,12 +363,16 @@ class WorkerStats:
     positions: int = 0
     evaluated: int = 0
     seconds: float = 0.0
+    #: Whether the network ran on a GPU: the session that opened it says, not the list of
+    #: providers onnxruntime-gpu was built with (it names CUDA on machines without one).
+    on_gpu: bool = False
 
     def add(self, other: WorkerStats) -> None:
         self.games += other.games
         self.positions += other.positions
         self.evaluated += other.evaluated
         self.seconds = max(self.seconds, other.seconds)
+        self.on_gpu = self.on_gpu or other.on_gpu
 
 
 class SelfPlayWorker:
@@ -382,6 +386,7 @@ class SelfPlayWorker:
         self.rng = np.random.default_rng(seed)
         self.lockstep = Lockstep(config.leaves_per_search, config.max_batch)
         self.evaluator: PolicyValueNet | None = None
+        self.on_gpu = False
         self.resign_threshold: float | None = None
         self.games: list[SelfPlayGame] = []
 
@@ -389,6 +394,8 @@ class SelfPlayWorker:
         """Play on with `evaluator` (the newest network): games in flight keep their moves and
         start fresh trees."""
         self.evaluator = evaluator
+        # An Evaluator names the provider its session got; a test's stand-in network has none.
+        self.on_gpu = getattr(evaluator, "provider", "cpu") == "cuda"
         self.resign_threshold = resign_threshold
         for game in self.games:
             game.rebind(self._search())
@@ -427,6 +434,7 @@ class SelfPlayWorker:
             waiting.append(search)
         stats.games += len(finished)
         stats.evaluated += self.lockstep.step(waiting)
+        stats.on_gpu = stats.on_gpu or self.on_gpu
         return finished
 
 
