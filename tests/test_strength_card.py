@@ -253,3 +253,13 @@ def test_the_training_record_lists_every_session() -> None:
            "cpu | 0 | EPYC, 2 cores |" in text
     assert "| 23-30 | 0.50 | cuda | cuda | 30 | Xeon, 16 cores, NVIDIA H100 |" in text
     assert strength.training_markdown({}) == ""
+
+    # A run whose first session predates the sessions record: its command, the generations
+    # before the first kept session, and the wall time the kept sessions leave over.
+    text = strength.training_markdown({
+        "generations": 30, "wall_seconds": 9000.0,
+        "commands": ["saz train --game go --out runs/go --hours 1", first["command"],
+                     session["command"]],
+        "sessions": [dict(first, generations=[5, 22]), session]})
+    assert "| before the record kept sessions | `saz train --game go --out runs/go --hours 1` | " \
+           "1-4 | 1.00 | ? | ? | ? | ? |" in text

@@ -228,6 +228,19 @@ def training_markdown(training: Mapping[str, Any]) -> str:
     lines.append(_line(["started", "command", "generations", "hours", "learner", "self-play",
                         "GPU minutes", "hardware"]))
     lines.append(_line(["---"] * 8))
+    # Sessions run before the record kept them are known by their commands: one alone made the
+    # generations before the first kept session, in the wall time the kept ones do not account for.
+    commands = list(training.get("commands") or [])
+    earlier = commands[:max(len(commands) - len(sessions), 0)]
+    first_kept = (sessions[0].get("generations") or [1])[0]
+    unaccounted = float(training.get("wall_seconds", 0)) - sum(
+        float(s.get("wall_seconds", 0)) for s in sessions)
+    for command in earlier:
+        alone = len(earlier) == 1
+        lines.append(_line(["before the record kept sessions", _code(command),
+                            f"1-{first_kept - 1}" if alone and first_kept > 1 else "?",
+                            f"{unaccounted / 3600:.2f}" if alone and unaccounted > 0 else "?",
+                            "?", "?", "?", "?"]))
     for s in sessions:
         made = s.get("generations") or []
         hardware = s.get("hardware", {})
