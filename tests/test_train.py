@@ -176,6 +176,31 @@ def test_selfplay_records_positions_policies_and_outcomes() -> None:
     assert max(b for b, _ in net.calls) > config.leaves_per_search
 
 
+@pytest.mark.parametrize("play_on", [False, True])
+def test_workers_play_through_the_learners_turn_only_when_asked(tmp_path: Path,
+                                                                 play_on: bool) -> None:
+    """With play_while_learning the workers do not wait between two `play` calls: the turn the
+    second call ends began in the first and spans the learner's time in between."""
+    from contextlib import closing
+
+    from saz.tools.train.selfplay import SelfPlayPool, _random_model
+
+    model = _random_model("gomoku", tmp_path / "random.onnx")
+    config = SelfPlayConfig(sizes=((5, 5),), visits=4, games_in_flight=2, workers=1,
+                            resign_threshold=-1.0, play_while_learning=play_on)
+    learning = 1.5
+    with closing(SelfPlayPool("gomoku", {}, config, seed=1)) as pool:
+        first = pool.play(model, 2, None)
+        time.sleep(learning)  # the learner's turn
+        second = pool.play(model, 1, None)
+    assert len(first.records) >= 2 and len(second.records) >= 1
+    if play_on:
+        assert second.stats.seconds >= learning and second.stats.positions > 0
+        assert second.wall_seconds == second.stats.seconds
+    else:
+        assert second.stats.seconds <= second.wall_seconds < learning
+
+
 def test_playout_cap_randomization_records_only_the_full_searches() -> None:
     net = UniformNet()
     config = SelfPlayConfig(sizes=((6, 6),), visits=16, fast_visits=2, full_search_fraction=0.25,
@@ -451,9 +476,10 @@ def test_a_carried_run_resumes_with_this_machines_settings(tmp_path: Path) -> No
     run = tmp_path / "run"
     assert main(["--game", "gomoku", "--config", str(config), "--out", str(run),
                  "--generations", "1"]) == 0
-    assert main(["--out", str(run), "--resume", "--generations", "2",
+    assert main(["--out", str(run), "--resume", "--generations", "3",
                  "--set", "selfplay.workers=2", "--set", "selfplay.device=auto",
-                 "--set", "learner.device=auto", "--set", "evaluation.every=0"]) == 0
+                 "--set", "learner.device=auto", "--set", "evaluation.every=0",
+                 "--set", "selfplay.play_while_learning=true"]) == 0
     assert (run / "config.toml").read_text() == TINY_CONFIG
     session = load_checkpoint(run / "checkpoint.pt").training["sessions"][-1]
     assert "--set selfplay.workers=2" in session["command"]
@@ -465,9 +491,9 @@ def test_a_carried_run_resumes_with_this_machines_settings(tmp_path: Path) -> No
     if really == "cpu" and not torch.cuda.is_available():
         assert session["gpu_minutes"] == 0
 
-    assert main(["--out", str(run), "--resume", "--generations", "3",
+    assert main(["--out", str(run), "--resume", "--generations", "4",
                  "--set", "selfplay.visits=800"]) == 1  # the recipe is not a machine setting
-    assert load_checkpoint(run / "checkpoint.pt").training["generations"] == 2
+    assert load_checkpoint(run / "checkpoint.pt").training["generations"] == 3
 
 
 # -- the auxiliary targets (ownership, score) ---------------------------------------------------------

@@ -578,6 +578,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.ray is not None:
             _require_ray()
         run, game, config = _open(args)
+        if args.ray is not None and config.selfplay.play_while_learning:
+            raise RunError("selfplay.play_while_learning is for local workers; Ray's actors "
+                           "wait for each network")
         trainer = Trainer(run, game, config, command, ray=args.ray)
         if config.learner.threads:
             torch.set_num_threads(config.learner.threads)

@@ -20,7 +20,10 @@ The recipe is AlphaZero's:
 
 `SelfPlayPool` runs the workers. They persist across generations: between two `play` calls a
 worker parks its unfinished games and continues them with the next network (with fresh trees),
-so no game is thrown away and no generation ends on a tail of half-empty batches.
+so no game is thrown away and no generation ends on a tail of half-empty batches. With
+`play_while_learning` they do not park: they play on with the network they have while the
+learner trains, and the games they finish meanwhile open the next generation (KataGo's
+self-play never waits for its trainer either).
 
 `python -m saz.tools.train.selfplay` measures self-play throughput (docs/BENCHMARKS.md, "Self-play").
 """
@@ -127,6 +130,9 @@ class SelfPlayConfig:
     #: Where the workers' networks run: "cpu", "cuda" (onnxruntime's CUDA provider; every worker
     #: shares the GPU, batching its games' leaves) or "auto" (the GPU when there is one).
     device: str = "cpu"
+    #: Keep playing while the learner trains, with the network of the generation before, instead
+    #: of waiting for the new one: the cores that the learner leaves idle play the next games.
+    play_while_learning: bool = False
 
     def __post_init__(self) -> None:
         if not self.sizes:
@@ -440,17 +446,20 @@ class SelfPlayWorker:
 
 def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: SelfPlayConfig,
                  seed: int, commands: mp.Queue, results: mp.Queue) -> None:
-    """A worker process: waits for ("play", model, threshold), plays until ("pause",) or
-    ("stop",), reporting ("game", index, record) and ("paused", index, stats)."""
+    """A worker process: waits for ("play", model, threshold), plays until the next command,
+    reporting ("game", index, record) as games finish and ("paused", index, stats) when a command
+    ends the network's turn: ("pause",) waits, ("play", ...) plays on with a new network at once,
+    ("stop",) returns."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the trainer handles Ctrl-C and stops us
     try:
         from saz.engine.evaluator import Evaluator
 
         worker = SelfPlayWorker(game_name, rules, config, seed)
-        while True:
-            command = _wait(commands)
-            if command[0] == "stop":
-                return
+        command = _wait(commands)
+        while command[0] != "stop":
+            if command[0] == "pause":  # already waiting
+                command = _wait(commands)
+                continue
             _, model_path, threshold = command
             worker.load(Evaluator(model_path, device=config.device,  # type: ignore[arg-type]
                                   threads=config.threads), threshold)
@@ -458,18 +467,15 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
             while True:
                 try:
                     command = commands.get_nowait()
-                except queue.Empty:
-                    command = None
-                if command is not None:
-                    stats.seconds = time.perf_counter() - start
-                    results.put(("paused", index, stats))
-                    if command[0] == "stop":
-                        return
                     break
+                except queue.Empty:
+                    pass
                 for record in worker.step(stats):
                     results.put(("game", index, record))
                 if not _parent_alive():
                     return
+            stats.seconds = time.perf_counter() - start
+            results.put(("paused", index, stats))
     except Exception:  # noqa: BLE001 - any failure goes to the trainer, which raises it
         results.put(("error", index, traceback.format_exc()))
 
@@ -498,6 +504,8 @@ class SelfPlayBatch:
     """The games of one generation and how fast they came."""
 
     records: list[GameRecord]
+    #: What the workers did over `wall_seconds`: during the call, or, when they play while the
+    #: learner trains, from the previous call's start to this one's (the turn this call ended).
     stats: WorkerStats
     wall_seconds: float
     #: Who played them: node id -> {"host", "games", "positions"} (one entry, "local", for the
@@ -531,22 +539,30 @@ class SelfPlayPool:
             for i in range(config.workers)]
         for proc in self._procs:
             proc.start()
+        #: Whether the workers are playing between calls (`play_while_learning`).
+        self._playing = False
 
     def play(self, model_path: Path, games: int, resign_threshold: float | None,
              on_game: Callable[[GameRecord], None] | None = None) -> SelfPlayBatch:
         """At least `games` finished games with the network at `model_path` (those finishing
-        while the workers pause are kept too); `on_game` is called as each arrives."""
+        while the workers pause are kept too, and with `play_while_learning` those finished since
+        the last call, played with the network before); `on_game` is called as each arrives.
+        With `play_while_learning` the workers play on with this network after the call."""
         start = time.perf_counter()
+        # Workers that played on owe the report of the turn this call ends.
+        owed = len(self._procs) if self._playing else 0
         for commands in self._commands:
             commands.put(("play", str(model_path), resign_threshold))
         records: list[GameRecord] = []
         stats = WorkerStats()
-        pausing, paused = False, 0
-        while paused < len(self._procs):
-            if len(records) >= games and not pausing:
+        pausing = False
+        while True:
+            if len(records) >= games and not pausing and not self.config.play_while_learning:
                 for commands in self._commands:
                     commands.put(("pause",))
-                pausing = True
+                pausing, owed = True, owed + len(self._procs)
+            if len(records) >= games and not owed:
+                break
             kind, _, payload = self._receive()
             if kind == "game":
                 records.append(payload)
@@ -554,11 +570,14 @@ class SelfPlayPool:
                     on_game(payload)
             elif kind == "paused":
                 stats.add(payload)
-                paused += 1
+                owed -= 1
+        self._playing = not pausing
+        # Playing on, the stats are those of the turn just ended, which began a call ago.
+        seconds = stats.seconds if self._playing else time.perf_counter() - start
         by_node: dict[str, dict[str, Any]] = {}
         tally(by_node, "local", platform.node(), len(records),
               sum(len(r.positions) for r in records))
-        return SelfPlayBatch(records, stats, time.perf_counter() - start, by_node)
+        return SelfPlayBatch(records, stats, seconds, by_node)
 
     def _receive(self) -> tuple[str, int, Any]:
         while True:
