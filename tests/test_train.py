@@ -3,6 +3,7 @@ lockstep self-play and matches, the learner, configs, and `saz train` end to end
 whose model the engine plays, and a run killed mid-generation and resumed)."""
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -194,6 +195,8 @@ def test_workers_play_through_the_learners_turn_only_when_asked(tmp_path: Path,
         time.sleep(learning)  # the learner's turn
         second = pool.play(model, 1, None)
     assert len(first.records) >= 2 and len(second.records) >= 1
+    # Playing on, the first call ends no turn: there is no rate to report, not a rate of 0.
+    assert math.isnan(first.positions_per_second) == play_on
     if play_on:
         assert second.stats.seconds >= learning and second.stats.positions > 0
         assert second.wall_seconds == second.stats.seconds

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import re
@@ -398,8 +399,10 @@ class Trainer:
 
     def _summary(self, g: int, meta: dict[str, Any], losses: Losses,
                  scores: dict[str, float]) -> str:
-        text = (f"gen {g}: {meta['games']} games, {meta['positions']} positions "
-                f"({meta['positions_per_second']:.0f}/s), length {meta['mean_plies']:.1f}, "
+        rate = meta["positions_per_second"]
+        text = (f"gen {g}: {meta['games']} games, {meta['positions']} positions"
+                + (f" ({rate:.0f}/s)" if math.isfinite(rate) else "")
+                + f", length {meta['mean_plies']:.1f}, "
                 f"loss policy {losses.policy:.3f} value {losses.value:.3f}")
         if scores:
             text += "; " + ", ".join(f"{k[5:]} {v:.2f}" for k, v in scores.items())

@@ -30,6 +30,7 @@ self-play never waits for its trainer either).
 from __future__ import annotations
 
 import argparse
+import math
 import multiprocessing as mp
 import platform
 import queue
@@ -519,8 +520,9 @@ class SelfPlayBatch:
 
     @property
     def positions_per_second(self) -> float:
-        """Positions searched per second of wall time during the call."""
-        return self.stats.positions / self.wall_seconds if self.wall_seconds > 0 else 0.0
+        """Positions searched per second of the time the stats cover; NaN where they cover none
+        (the first call of workers that play while the learner trains: no turn has ended)."""
+        return self.stats.positions / self.wall_seconds if self.wall_seconds > 0 else math.nan
 
 
 class SelfPlayPool:
