@@ -198,9 +198,14 @@ def test_workers_play_through_the_learners_turn_only_when_asked(tmp_path: Path,
     # Playing on, the first call ends no turn: there is no rate to report, not a rate of 0.
     assert math.isnan(first.positions_per_second) == play_on
     if play_on:
-        assert second.stats.seconds >= learning and second.stats.positions > 0
+        # The turn the second call ended began in the first: its games include the first's.
+        assert second.stats.games >= len(first.records)
         assert second.wall_seconds == second.stats.seconds
+        # ... and stopped at twice a generation (4 games, and those finishing in the same
+        # step), however long the learner took: not the dozens 1.5 s would have played.
+        assert len(first.records) + len(second.records) <= 2 * 2 + 2 + 1
     else:
+        assert second.stats.games == len(second.records)
         assert second.stats.seconds <= second.wall_seconds < learning
 
 
