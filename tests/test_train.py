@@ -201,9 +201,9 @@ def test_workers_play_through_the_learners_turn_only_when_asked(tmp_path: Path,
         # The turn the second call ended began in the first: its games include the first's.
         assert second.stats.games >= len(first.records)
         assert second.wall_seconds == second.stats.seconds
-        # ... and stopped at twice a generation (4 games, and those finishing in the same
-        # step), however long the learner took: not the dozens 1.5 s would have played.
-        assert len(first.records) + len(second.records) <= 2 * 2 + 2 + 1
+        # ... and stopped once the next generation (2 games, a few more finishing in the same
+        # steps) was played, however long the learner took: not the dozens 1.5 s would play.
+        assert len(second.records) <= 8
     else:
         assert second.stats.games == len(second.records)
         assert second.stats.seconds <= second.wall_seconds < learning

@@ -23,7 +23,7 @@ worker parks its unfinished games and continues them with the next network (with
 so no game is thrown away and no generation ends on a tail of half-empty batches. With
 `play_while_learning` they do not park: they play on with the network they have while the
 learner trains, and the games they finish meanwhile open the next generation (KataGo's
-self-play never waits for its trainer either), up to one generation's worth: where the learner
+self-play never waits for its trainer either), up to one generation's games: where the learner
 is the slower, more would make every generation longer than the one before.
 
 `python -m saz.tools.train.selfplay` measures self-play throughput (docs/BENCHMARKS.md, "Self-play").
@@ -448,10 +448,11 @@ class SelfPlayWorker:
 
 def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: SelfPlayConfig,
                  seed: int, commands: mp.Queue, results: mp.Queue) -> None:
-    """A worker process: waits for ("play", model, threshold, quota), plays until the next
-    command or until it has finished `quota` games (None: no limit), reporting ("game", index,
-    record) as games finish and ("paused", index, stats) when a command ends the network's turn:
-    ("pause",) waits, ("play", ...) plays on with a new network at once, ("stop",) returns."""
+    """A worker process: waits for ("play", model, threshold), plays until the next command,
+    reporting ("game", index, record) as games finish and ("paused", index, stats) when a command
+    ends the network's turn: ("pause",) waits, ("play", ...) plays on with a new network at once,
+    ("stop",) returns. ("more", n) does not end the turn: the worker finishes at most n more games
+    in it, then waits for the next command."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the trainer handles Ctrl-C and stops us
     try:
         from saz.engine.evaluator import Evaluator
@@ -462,21 +463,26 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
             if command[0] == "pause":  # already waiting
                 command = _wait(commands)
                 continue
-            _, model_path, threshold, quota = command
+            _, model_path, threshold = command
             worker.load(Evaluator(model_path, device=config.device,  # type: ignore[arg-type]
                                   threads=config.threads), threshold)
             stats, start = WorkerStats(), time.perf_counter()
+            limit: int | None = None  # the games this turn may finish ("more")
             while True:
-                if quota is not None and stats.games >= quota:  # the turn's games are in
+                if limit is not None and stats.games >= limit:  # the next generation is played
                     stats.seconds = time.perf_counter() - start
                     command = _wait(commands)
                     break
                 try:
                     command = commands.get_nowait()
+                except queue.Empty:
+                    command = None
+                if command is not None and command[0] == "more":
+                    limit = stats.games + command[1]
+                    continue
+                if command is not None:
                     stats.seconds = time.perf_counter() - start
                     break
-                except queue.Empty:
-                    pass
                 for record in worker.step(stats):
                     results.put(("game", index, record))
                 if not _parent_alive():
@@ -558,12 +564,8 @@ class SelfPlayPool:
         start = time.perf_counter()
         # Workers that played on owe the report of the turn this call ends.
         owed = len(self._procs) if self._playing else 0
-        # Playing on, a worker's turn (this call and the learner's after it) ends at twice its
-        # share of a generation: the next generation's games, played while the learner trains,
-        # and no more where the learner is the slower, so generations cannot grow without bound.
-        quota = (-(-2 * games // len(self._procs)) if self.config.play_while_learning else None)
         for commands in self._commands:
-            commands.put(("play", str(model_path), resign_threshold, quota))
+            commands.put(("play", str(model_path), resign_threshold))
         records: list[GameRecord] = []
         stats = WorkerStats()
         pausing = False
@@ -583,6 +585,12 @@ class SelfPlayPool:
                 stats.add(payload)
                 owed -= 1
         self._playing = not pausing
+        if self._playing:
+            # While the learner trains: the next generation's games, and no more. Where the
+            # learner is the slower, more would make every generation longer than the last.
+            share = -(-games // len(self._procs))
+            for commands in self._commands:
+                commands.put(("more", share))
         # Playing on, the stats are those of the turn just ended, which began a call ago.
         seconds = stats.seconds if self._playing else time.perf_counter() - start
         by_node: dict[str, dict[str, Any]] = {}
