@@ -460,7 +460,7 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
         worker = SelfPlayWorker(game_name, rules, config, seed)
         command = _wait(commands)
         while command[0] != "stop":
-            if command[0] == "pause":  # already waiting
+            if command[0] in ("pause", "more"):  # already waiting
                 command = _wait(commands)
                 continue
             _, model_path, threshold = command
