@@ -616,11 +616,18 @@ class SelfPlayPool:
         for commands, proc in zip(self._commands, self._procs):
             if proc.is_alive():
                 commands.put(("stop",))
+        # A worker cannot exit while what it sent is unread: workers that played on after the
+        # last call have games in the queue, which no generation will take.
+        deadline = time.monotonic() + 5.0
+        while any(p.is_alive() for p in self._procs) and time.monotonic() < deadline:
+            try:
+                self._results.get(timeout=0.1)
+            except queue.Empty:
+                pass
         for proc in self._procs:
-            proc.join(timeout=5.0)
             if proc.is_alive():
                 proc.terminate()
-                proc.join()
+            proc.join()
 
 
 # -- python -m saz.tools.train.selfplay: the throughput benchmark -----------------------------------------
