@@ -353,8 +353,7 @@ class Trainer:
         which generations it made, and its GPU minutes (its wall time when the learner or the
         self-play ran on a GPU)."""
         learner = self.learner.device.type
-        selfplay_gpu = self._selfplay_on_gpu
-        on_gpu = learner == "cuda" or selfplay_gpu
+        on_gpu = learner == "cuda" or self._selfplay_on_gpu
         return {
             "command": self.commands[-1],
             "started": self._session_started,
@@ -362,7 +361,7 @@ class Trainer:
             "generations": ([self._session_first, self.generation]
                             if self.generation >= self._session_first else []),
             "learner_device": learner,
-            "selfplay_device": "cuda" if selfplay_gpu else "cpu",
+            "selfplay_device": "cuda" if self._selfplay_on_gpu else "cpu",
             "gpu_minutes": round(self._elapsed() / 60, 1) if on_gpu else 0.0,
             "hardware": hardware(),
         }

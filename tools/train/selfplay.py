@@ -517,7 +517,8 @@ class SelfPlayBatch:
 
     records: list[GameRecord]
     #: What the workers did over `wall_seconds`: during the call, or, when they play while the
-    #: learner trains, from the previous call's start to this one's (the turn this call ended).
+    #: learner trains, in the turn this call ended (begun in the previous call, and over once
+    #: the next generation's games were played or this call came, whichever was first).
     stats: WorkerStats
     wall_seconds: float
     #: Who played them: node id -> {"host", "games", "positions"} (one entry, "local", for the
