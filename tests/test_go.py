@@ -91,6 +91,21 @@ class Reference:
         points = [p for p in range(self.num_points) if self.after(p)[0] is not None]
         return [*points, self.num_points]
 
+    def own_eye(self, p: int) -> bool:
+        """An empty point whose neighbours are all the mover's stones, with no opponent stone
+        on its diagonals at the edge and at most one inside."""
+        me = self.to_move
+        if self.board[p] != EMPTY or any(self.board[q] != me for q in self.neighbours(p)):
+            return False
+        x, y = p % self.width, p // self.width
+        diagonals = [(x + dx, y + dy) for dx in (-1, 1) for dy in (-1, 1)]
+        inside = [(u, v) for u, v in diagonals if 0 <= u < self.width and 0 <= v < self.height]
+        theirs = sum(self.board[v * self.width + u] == -me for u, v in inside)
+        return theirs <= (1 if len(inside) == 4 else 0)
+
+    def search_moves(self) -> list[int]:
+        return [m for m in self.legal_moves() if m == self.num_points or not self.own_eye(m)]
+
     def play(self, move: int) -> None:
         if move == self.num_points:
             self.passes += 1
@@ -156,6 +171,7 @@ def assert_agrees(game: Go, ref: Reference) -> None:
     assert game.captures(WHITE) == ref.captures[WHITE]
     legal = ref.legal_moves()
     assert game.legal_moves().tolist() == legal
+    assert game.search_moves().tolist() == ref.search_moves()
     # is_legal is what play accepts: after two passes, the moves of the game played on.
     playable = game.continued().legal_moves().tolist() if game.is_over() else legal
     assert [p for p in range(-2, n + 3) if game.is_legal(p)] == playable
@@ -341,6 +357,77 @@ def test_snapback() -> None:
         O O O O .
         . . . . .""")
     assert game.captures(WHITE) == 5
+
+
+def test_search_moves_leave_out_filling_own_eyes_only() -> None:
+    game = Go.from_diagram("""
+        . X . X .
+        X X X X X
+        . X . X O
+        X X X X .
+        . . . . .""", to_move=BLACK)
+    at = game.point
+    eyes = {at(0, 0), at(2, 0), at(4, 0), at(0, 2), at(2, 2)}  # corners, edges, inside
+    legal = set(game.legal_moves().tolist())
+    assert set(game.search_moves().tolist()) == legal - eyes
+    assert game.pass_move in game.search_moves()
+    for eye in eyes:  # still legal: the rules take the move, the search does not try it
+        assert game.is_legal(eye)
+    # White's search keeps every legal move: none of these points is White's eye.
+    white = Go.from_diagram(str(game), to_move=WHITE)
+    assert white.search_moves().tolist() == white.legal_moves().tolist()
+
+
+def test_false_eyes_are_searched() -> None:
+    edge = Go.from_diagram("""
+        X X . X X
+        . O X X .
+        . . . . .""", to_move=BLACK)
+    assert edge.point(2, 0) in edge.search_moves()  # a white diagonal at the edge
+    false = Go.from_diagram("""
+        . . . . .
+        . O X . .
+        . X . X .
+        . . X O .
+        . . . . .""", to_move=BLACK)
+    assert false.point(2, 2) in false.search_moves()  # two white diagonals inside
+    real = Go.from_diagram("""
+        . . . . .
+        . O X . .
+        . X . X .
+        . . X . .
+        . . . . .""", to_move=BLACK)
+    assert real.point(2, 2) not in real.search_moves()  # one inside: still an eye
+
+
+def test_a_search_with_only_eyes_left_passes() -> None:
+    game = Go.from_diagram("""
+        . X . X
+        X X X X
+        X . X .
+        X X X X""", to_move=BLACK)
+    assert game.search_moves().tolist() == [game.pass_move]
+    assert len(game.legal_moves()) == 5
+
+
+def test_random_games_with_eyes_agree_with_the_reference() -> None:
+    """Random games that never fill their own eyes (as the search plays) build eyes that the
+    reference's test must find too."""
+    pruned = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        game = Go(6)
+        ref = Reference(6, 6, game.rules.komi)
+        for _ in range(90):
+            assert_agrees(game, ref)
+            moves = ref.search_moves()
+            pruned += len(ref.legal_moves()) - len(moves)
+            if not moves:
+                break
+            move = rng.choice(moves)
+            game.play(move)
+            ref.play(move)
+    assert pruned > 20
 
 
 def test_single_stone_suicide_is_illegal() -> None:

@@ -141,6 +141,24 @@ class GoPosition final : public Position {
     return passes_ >= 2 ? 0 : legal_points().count() + 1;
   }
 
+  // Every legal move but filling one of our own eyes. Under area scoring an eye is already our
+  // point, so filling it gains nothing and takes a liberty the group may need to live: the
+  // network, trained on small boards, does it on large ones until whole groups die (a model
+  // trained on 9x9 lost 20 games of 19x19 by the whole board to GNU Go that way). The pass
+  // always stays, so a search left with only eyes to fill passes.
+  void search_moves(Moves& out) const override {
+    out.clear();
+    if (passes_ >= 2) return;
+    const BB legal = legal_points();
+    const BB empty = full_ ^ (occ_[0] | occ_[1]);
+    // Points whose every neighbour is our stone: no empty and no opponent point next to them.
+    const BB surrounded = legal.minus(dilate(empty | occ(-to_move_)));
+    legal.for_each([&](int p) {
+      if (!surrounded.test(p) || !own_eye(p)) out.push_back(p);
+    });
+    out.push_back(pass_move());
+  }
+
   bool is_legal(int move) const override {
     if (move == pass_move()) return true;
     Effect e;
@@ -501,6 +519,24 @@ class GoPosition final : public Position {
     num_stones_ = e.count;
     seen_[e.count].push_back(e.stone_hash);
     passes_ = 0;
+  }
+
+  // Whether `p`, a legal point whose neighbours are all ours, is our eye (the usual test of Go
+  // programs' playouts): the opponent holds none of its diagonal points at the edge, at most one
+  // inside. Then the diagonals not the opponent's are ours or empty, so every chain around `p`
+  // has another liberty or all of them are one chain with `p` its last liberty, whose filling
+  // would be suicide: filling an eye never saves a chain in atari.
+  bool own_eye(int p) const {
+    const int x = p % width_, y = p / width_;
+    int theirs = 0, off_board = 0;
+    for (int dy = -1; dy <= 1; dy += 2) {
+      for (int dx = -1; dx <= 1; dx += 2) {
+        const int u = x + dx, v = y + dy;
+        if (u < 0 || v < 0 || u >= width_ || v >= height_) ++off_board;
+        else if (color_[v * width_ + u] == -to_move_) ++theirs;
+      }
+    }
+    return theirs < (off_board > 0 ? 1 : 2);
   }
 
   // The legal points (pass not included) for the side to move; cached until the position

@@ -92,6 +92,10 @@ class Position {
 
   // The moves the side to move may choose from, ascending (empty once the game is over).
   virtual void legal_moves(Moves& out) const = 0;
+  // The legal moves worth a search's visits, ascending: every legal move but those that can
+  // only hurt the side that plays them (Go: filling one's own eye). The search expands these;
+  // the rules (`legal_moves`, `is_legal`, `play`) still take the others. Default: every one.
+  virtual void search_moves(Moves& out) const { legal_moves(out); }
   // How many moves `legal_moves` would list (perft's last ply counts them in bulk).
   virtual int count_legal_moves() const {
     Moves moves;

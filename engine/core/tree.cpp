@@ -184,7 +184,7 @@ void Tree::candidates(Position& pos) {
       pos.prove_threats(options_.threat_nodes, false).status != Solution::SOLVED &&
       pos.threat_defences(moves_buf_, options_.threat_nodes) && !moves_buf_.empty())
     return;
-  pos.legal_moves(moves_buf_);
+  pos.search_moves(moves_buf_);
 }
 
 void Tree::settle(Node& leaf, Position& pos) {
@@ -237,7 +237,7 @@ void Tree::settle(Node& leaf, Position& pos) {
       return;
     }
   }
-  pos.legal_moves(moves_buf_);  // no threat: every legal move is a candidate
+  pos.search_moves(moves_buf_);  // no threat: every move worth searching is a candidate
 }
 
 void Tree::propagate(const std::vector<int32_t>& path) {

@@ -241,6 +241,12 @@ class Game(ABC):
         the game is over)."""
         return self._core.legal_moves()
 
+    def search_moves(self) -> np.ndarray:
+        """The legal moves worth a search's visits, ascending: `legal_moves` less those that can
+        only hurt the side that plays them (Go: filling one's own eye). The tree expands these;
+        `play` still takes every legal move."""
+        return self._core.search_moves()
+
     def is_legal(self, move: int) -> bool:
         """Whether `play(move)` would accept `move` now; never raises. After an end
         that the rules let a controller continue (Go's two passes) this is the move's legality

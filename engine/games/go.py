@@ -285,14 +285,13 @@ class Go(Game):
         """Capture first (stones taken), then a move that leaves its stone more than one
         liberty; never fill an own eye (passing is better). The greedy player's one ply."""
         me = self.to_move
-        board = self.board
-        neighbors = self.grid.neighbors
+        worth = set(self.search_moves().tolist())
         scores = np.zeros(len(moves), dtype=np.float64)
         before = self.captures(me)
         for i, move in enumerate(moves.tolist()):
             if move == self.pass_move:
                 scores[i] = -2.0
-            elif all(board[q] == me for q in neighbors[move]):
+            elif move not in worth:
                 scores[i] = -3.0  # an own eye: filling it only helps the opponent
             else:
                 self.play(move)
