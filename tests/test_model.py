@@ -36,6 +36,7 @@ from saz.tools.train.model import (
     PolicyValueNet,
     PolicyValueNetExport,
     collate,
+    deepen,
 )
 
 F = game_class("othello").num_features()  # input width of the torch-only tests (Othello's)
@@ -118,6 +119,40 @@ def test_mixed_size_batch_matches_the_twin_per_size(num_features: int, hidden: i
         np.testing.assert_allclose(got, want_policy[0], atol=1e-5)
         np.testing.assert_allclose(value[i].item(), want_value[0], atol=1e-6)
         start += lay.num_nodes
+
+
+def test_a_deepened_network_computes_what_it_grew_from() -> None:
+    """Every head of the grown network, masked or not, equals the trained one's; the new layers
+    are live (a gradient reaches the columns of fc1 that read them)."""
+    trained = trained_like_net(F, layers=2, heads=True)
+    torch.manual_seed(7)
+    grown = PolicyValueNet(replace(trained.config, layers=5))
+    grown.load_state_dict(deepen(trained.state_dict(), trained.config, grown.state_dict(),
+                                 grown.config))
+    grown.eval()
+    rng = np.random.default_rng(4)
+    lays = [layout(5, 5), layout(9, 9)]
+    xs = [random_x(rng, 1, lay)[0] for lay in lays]
+    for masks in (None, [random_masks(rng, 1, lay)[0] for lay in lays]):
+        with torch.inference_mode():
+            want = trained(*collate(xs, lays, masks))
+            got = grown(*collate(xs, lays, masks))
+        for w, g in zip(want, got):
+            np.testing.assert_allclose(g.numpy(), w.numpy(), atol=1e-6)
+    assert grown.convs[4].nn[0].weight.abs().sum() > 0  # fresh weights, not zeros
+    grown.train()
+    log_policy, value, _, _ = grown(*collate(xs, lays, None))
+    (value.sum() + log_policy.max()).backward()
+    assert grown.fc1.weight.grad[:, 2 * trained.config.hidden:].abs().sum() > 0
+
+
+def test_deepen_refuses_any_other_change() -> None:
+    trained = trained_like_net(F, layers=2)
+    for config in (replace(trained.config, layers=3, hidden=trained.config.hidden * 2),
+                   replace(trained.config, layers=1), trained.config):
+        fresh = PolicyValueNet(config).state_dict()
+        with pytest.raises(ValueError, match="layers"):
+            deepen(trained.state_dict(), trained.config, fresh, config)
 
 
 def test_policy_is_a_distribution_over_each_graph_and_value_in_range() -> None:

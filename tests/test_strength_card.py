@@ -253,6 +253,8 @@ def test_the_training_record_lists_every_session() -> None:
            "cpu | 0 | EPYC, 2 cores |" in text
     assert "| 23-30 | 0.50 | cuda | cuda | 30 | Xeon, 16 cores, NVIDIA H100 |" in text
     assert strength.training_markdown({}) == ""
+    grown = strength.training_markdown({"sessions": [dict(session, grew_layers=[3, 6])]})
+    assert "| 23-30 (grew from 3 to 6 layers) | 0.50 |" in grown
 
     # A run whose first session predates the sessions record: its command, the generations
     # before the first kept session, and the wall time the kept sessions leave over.

@@ -504,6 +504,32 @@ def test_a_carried_run_resumes_with_this_machines_settings(tmp_path: Path) -> No
     assert load_checkpoint(run / "checkpoint.pt").training["generations"] == 3
 
 
+def test_a_run_grows_its_network_deeper_when_its_config_asks(tmp_path: Path) -> None:
+    """More layers in the run's config.toml: the resumed run deepens the trained network (the
+    record says so) and trains on; any other change of the network is refused."""
+    from saz.tools.train.checkpoint import load_checkpoint
+    from saz.tools.train.run import main
+
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_CONFIG)
+    run = tmp_path / "run"
+    assert main(["--game", "gomoku", "--config", str(config), "--out", str(run),
+                 "--generations", "1", "--set", "evaluation.every=0"]) == 0
+    (run / "config.toml").write_text(TINY_CONFIG.replace("layers = 1", "layers = 3"))
+    assert main(["--out", str(run), "--resume", "--generations", "2",
+                 "--set", "evaluation.every=0"]) == 0
+    checkpoint = load_checkpoint(run / "checkpoint.pt")
+    assert checkpoint.config.layers == 3 and checkpoint.training["generations"] == 2
+    assert checkpoint.training["sessions"][-1]["grew_layers"] == [1, 3]
+    assert "grew_layers" not in checkpoint.training["sessions"][0]
+    assert checkpoint.state_dict["fc1.weight"].shape[1] == 3 * 8
+
+    (run / "config.toml").write_text(TINY_CONFIG.replace("layers = 1", "layers = 3")
+                                     .replace("hidden = 8", "hidden = 16"))
+    assert main(["--out", str(run), "--resume", "--generations", "3"]) == 1
+    assert load_checkpoint(run / "checkpoint.pt").training["generations"] == 2
+
+
 # -- the auxiliary targets (ownership, score) ---------------------------------------------------------
 def test_positions_carry_ownership_and_score_when_the_game_was_counted(tmp_path: Path) -> None:
     x = np.zeros((2, 26, 4), np.float32)

@@ -246,8 +246,11 @@ def training_markdown(training: Mapping[str, Any]) -> str:
         hardware = s.get("hardware", {})
         where = f"{hardware.get('cpu', '?')}, {hardware.get('cores', '?')} cores" + (
             f", {hardware['gpu']}" if hardware.get("gpu") else "")
+        generations = f"{made[0]}-{made[1]}" if made else "none"
+        if s.get("grew_layers"):  # this session deepened the network first (`deepen`)
+            generations += " (grew from {} to {} layers)".format(*s["grew_layers"])
         lines.append(_line([str(s.get("started", "")), _code(str(s.get("command", ""))),
-                            f"{made[0]}-{made[1]}" if made else "none",
+                            generations,
                             f"{float(s.get('wall_seconds', 0)) / 3600:.2f}",
                             str(s.get("learner_device", "")), str(s.get("selfplay_device", "")),
                             f"{float(s.get('gpu_minutes', 0)):g}", where]))

@@ -29,7 +29,7 @@ the value mean. The extra node is always kept, whatever the mask says.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -297,6 +297,36 @@ class PolicyValueNetExport(_Network):
         if scores is not None:
             outputs += ((scores.reshape(b, n) * kept_f).sum(1),)
         return outputs
+
+
+def deepen(trained: Mapping[str, Tensor], trained_config: NetConfig,
+           fresh: Mapping[str, Tensor], config: NetConfig) -> dict[str, Tensor]:
+    """A trained network's weights in a deeper one that computes exactly the same function.
+
+    KataGo grows its networks over a run; a run here keeps no replay buffer across machines to
+    train a bigger network from scratch on, so it grows the one it has. The `config` network
+    (`fresh`: its initial weights) has more GIN layers than `trained_config` and is otherwise
+    the same. Its first layers and its heads take the trained weights; the new layers, appended
+    after the last, keep their fresh weights, and the columns of `fc1` that read them (the
+    jumping-knowledge concatenation is layer after layer) start at zero. So the new layers change
+    nothing until training moves those columns, and then they widen what every point sees by a
+    step each. ValueError when `config` is not `trained_config` with more layers.
+    """
+    if replace(config, layers=trained_config.layers) != trained_config:
+        raise ValueError(f"only the number of layers may change, not {trained_config} "
+                         f"to {config}")
+    if config.layers <= trained_config.layers:
+        raise ValueError(f"a network grows only deeper: {trained_config.layers} layers "
+                         f"cannot become {config.layers}")
+    state = {name: tensor.clone() for name, tensor in fresh.items()}
+    for name, tensor in trained.items():
+        if name != "fc1.weight":
+            state[name] = tensor.clone()
+    old_width = trained["fc1.weight"].shape[1]
+    fc1 = torch.zeros_like(state["fc1.weight"])
+    fc1[:, :old_width] = trained["fc1.weight"]
+    state["fc1.weight"] = fc1
+    return state
 
 
 def _last_node_of_each_graph(batch: Tensor) -> Tensor:

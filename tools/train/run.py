@@ -67,7 +67,7 @@ from saz.tools.train.export import ExportError, export_checkpoint
 from saz.tools.train.learner import Learner, Losses
 from saz.tools.train.lockstep import Lockstep
 from saz.tools.train.metrics import MetricsLog, columns_for, eval_column, plies_column, plot
-from saz.tools.train.model import NetConfig, PolicyValueNet
+from saz.tools.train.model import NetConfig, PolicyValueNet, deepen
 from saz.tools.train.positions import PositionBatch
 from saz.tools.train.replay import ReplayBuffer
 from saz.tools.train.selfplay import (
@@ -164,6 +164,8 @@ class Trainer:
         self._session_first = 1
         #: Whether this session's self-play ran its network on a GPU (the workers report it).
         self._selfplay_on_gpu = False
+        #: (layers before, layers now) when this session grew the network (`deepen`).
+        self._grown: tuple[int, int] | None = None
         #: Games and positions each node played over the run (the local machine is "local").
         self.nodes: dict[str, dict[str, Any]] = {}
 
@@ -193,12 +195,27 @@ class Trainer:
         # A run carried to another machine may be its committed files alone (config, checkpoint,
         # metrics): the rest is rebuilt, the replay buffer from the next generations' self-play.
         self._make_folders()
-        self.net.load_state_dict(checkpoint.state_dict)
+        state = checkpoint.state_dict
+        # Dropout may change between sessions; any other change of shape must be a deeper
+        # network, grown from the trained one.
+        grown = replace(checkpoint.config, dropout=self.net.config.dropout) != self.net.config
+        if grown:
+            try:
+                state = deepen(state, checkpoint.config, self.net.state_dict(), self.net.config)
+            except ValueError as exc:
+                raise RunError(f"the [network] of {self.run.config} does not fit the network "
+                               f"of {self.run.checkpoint}: {exc}") from None
+            self._grown = (checkpoint.config.layers, self.net.config.layers)
+            print(f"saz train: the network grows from {checkpoint.config.layers} to "
+                  f"{self.net.config.layers} GIN layers (the new ones start silent); the "
+                  "optimiser starts afresh", file=sys.stderr)
+        self.net.load_state_dict(state)
         self.learner.flush_subnormal()  # checkpoints written before the learner flushed them
         record = checkpoint.training
         self.generation = int(record["generations"])
         self.learner.step = int(record["steps"])
-        if checkpoint.optimizer_state is not None:
+        # Adam's moments belong to the old parameters; a grown network rebuilds its own.
+        if checkpoint.optimizer_state is not None and not grown:
             self.learner.optimizer.load_state_dict(checkpoint.optimizer_state)
         self.totals = {"games": int(record["games"]), "positions": int(record["positions"])}
         self.wall_before = float(record["wall_seconds"])
@@ -354,7 +371,7 @@ class Trainer:
         self-play ran on a GPU)."""
         learner = self.learner.device.type
         on_gpu = learner == "cuda" or self._selfplay_on_gpu
-        return {
+        session: dict[str, Any] = {
             "command": self.commands[-1],
             "started": self._session_started,
             "wall_seconds": round(self._elapsed(), 1),
@@ -365,6 +382,9 @@ class Trainer:
             "gpu_minutes": round(self._elapsed() / 60, 1) if on_gpu else 0.0,
             "hardware": hardware(),
         }
+        if self._grown is not None:
+            session["grew_layers"] = list(self._grown)
+        return session
 
     def _row(self, g: int, meta: dict[str, Any], losses: Losses,
              scores: dict[str, float]) -> dict[str, float | None]:
