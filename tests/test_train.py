@@ -530,6 +530,60 @@ def test_a_run_grows_its_network_deeper_when_its_config_asks(tmp_path: Path) -> 
     assert load_checkpoint(run / "checkpoint.pt").training["generations"] == 2
 
 
+def test_the_torch_runtime_runs_what_onnxruntime_runs(tiny_model, tmp_path: Path) -> None:
+    """`selfplay.runtime = torch` plays with the export twin on the generation's weights: the
+    same outputs as the ONNX file in onnxruntime, masked or not."""
+    import shutil
+
+    from saz.engine.evaluator import Evaluator
+    from saz.engine.graph import encode, layout
+    from saz.engine.model_card import card_path
+    from saz.tools.train.torch_evaluator import TorchEvaluator, weights_path
+
+    model = tiny_model("go", heads=True)
+    onnx = tmp_path / "gen_00001.onnx"
+    shutil.copy(model.path, onnx)
+    shutil.copy(card_path(model.path), card_path(onnx))
+    shutil.copy(model.checkpoint_path, weights_path(onnx))
+    reference = Evaluator(onnx, device="cpu", threads=1)
+    torch_net = TorchEvaluator(onnx, device="cpu")
+    assert torch_net.provider == "cpu"
+    rng = np.random.default_rng(5)
+    for size in (5, 9):
+        games = []
+        for _ in range(3):
+            game = new_game("go", size)
+            for _ in range(int(rng.integers(0, 12))):
+                game.play(int(rng.choice(game.legal_moves())))
+            games.append(game)
+        x, lay = encode(games), layout(size, size)
+        for mask in (None, rng.random(x.shape[:2]) < 0.7):
+            for got, want in zip(torch_net.run(x, lay, mask), reference.run(x, lay, mask)):
+                np.testing.assert_allclose(got, want, atol=1e-5)
+    import torch
+
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="torch sees no GPU"):
+            TorchEvaluator(onnx, device="cuda")
+
+
+def test_a_run_plays_with_the_torch_runtime(tmp_path: Path) -> None:
+    from saz.tools.train.checkpoint import load_checkpoint
+    from saz.tools.train.run import main
+
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_CONFIG)
+    run = tmp_path / "run"
+    assert main(["--game", "gomoku", "--config", str(config), "--out", str(run),
+                 "--generations", "3", "--set", "evaluation.every=0",
+                 "--set", "selfplay.runtime=torch", "--set", "selfplay.device=cpu"]) == 0
+    assert load_checkpoint(run / "checkpoint.pt").training["sessions"][-1][
+        "selfplay_device"] == "cpu"
+    # The weights of the last two generations stay (the workers may still play the older).
+    assert sorted(p.name for p in (run / "models").glob("*.pt")) == [
+        "gen_00002.pt", "gen_00003.pt"]
+
+
 # -- the auxiliary targets (ownership, score) ---------------------------------------------------------
 def test_positions_carry_ownership_and_score_when_the_game_was_counted(tmp_path: Path) -> None:
     x = np.zeros((2, 26, 4), np.float32)

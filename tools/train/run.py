@@ -68,6 +68,7 @@ from saz.tools.train.learner import Learner, Losses
 from saz.tools.train.lockstep import Lockstep
 from saz.tools.train.metrics import MetricsLog, columns_for, eval_column, plies_column, plot
 from saz.tools.train.model import NetConfig, PolicyValueNet, deepen
+from saz.tools.train.torch_evaluator import weights_path
 from saz.tools.train.positions import PositionBatch
 from saz.tools.train.replay import ReplayBuffer
 from saz.tools.train.selfplay import (
@@ -178,7 +179,7 @@ class Trainer:
         """A new run: the random network is generation 0."""
         self._make_folders()
         checkpoint = self._checkpoint()
-        export_checkpoint(checkpoint, self.run.model_of(0))
+        self._export(checkpoint, 0)
         self.metrics.save()
         save_checkpoint(checkpoint, self.run.checkpoint)
         self._publish()
@@ -231,8 +232,11 @@ class Trainer:
             match = _GENERATION_FILE.match(path.name)
             if match and int(match.group(1)) > self.generation:
                 path.unlink()
-        if not self.run.model_of(self.generation).is_file():
-            export_checkpoint(checkpoint, self.run.model_of(self.generation))
+        if not self.run.model_of(self.generation).is_file() or (
+                self.config.selfplay.runtime == "torch"
+                and not weights_path(self.run.model_of(self.generation)).is_file()):
+            # The committed network, or, grown, the same function in the new shape.
+            self._export(self._checkpoint() if grown else checkpoint, self.generation)
         self._publish()
 
     def load_buffer(self) -> None:
@@ -281,7 +285,7 @@ class Trainer:
             tally(self.nodes, node, played["host"], played["games"], played["positions"])
         self.generation = g
         checkpoint = self._checkpoint()
-        export_checkpoint(checkpoint, self.run.model_of(g))
+        self._export(checkpoint, g)
         every = self.config.evaluation.every
         scores = self._evaluate(g) if every and (g % every == 0 or last) else {}
 
@@ -289,6 +293,17 @@ class Trainer:
         save_checkpoint(checkpoint, self.run.checkpoint)  # the commit
         self._publish()
         tqdm.write(self._summary(g, meta, losses, scores), file=sys.stderr)
+
+    def _export(self, checkpoint: Checkpoint, g: int) -> None:
+        """Generation g's network for the workers and the engine: its ONNX file and card, and
+        with the torch runtime its weights beside them (`torch_evaluator.weights_path`)."""
+        export_checkpoint(checkpoint, self.run.model_of(g))
+        if self.config.selfplay.runtime == "torch":
+            save_checkpoint(replace(checkpoint, optimizer_state=None),
+                            weights_path(self.run.model_of(g)))
+            # The workers play with generation g - 1 at most while g is made: older weights
+            # (a megabyte a generation) are of no more use.
+            weights_path(self.run.model_of(g - 2)).unlink(missing_ok=True)
 
     def _selfplay(self, pool: SelfPlayPool, g: int) -> tuple[list[PositionBatch], dict[str, Any]]:
         games = self.config.selfplay.games_per_generation
@@ -603,6 +618,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.ray is not None and config.selfplay.play_while_learning:
             raise RunError("selfplay.play_while_learning is for local workers; Ray's actors "
                            "wait for each network")
+        if args.ray is not None and config.selfplay.runtime != "onnxruntime":
+            raise RunError("selfplay.runtime = torch is for local workers; Ray's actors are "
+                           "sent the ONNX file")
         trainer = Trainer(run, game, config, command, ray=args.ray)
         if config.learner.threads:
             torch.set_num_threads(config.learner.threads)

@@ -60,6 +60,8 @@ Size = tuple[int, int]
 
 #: Where a network may run, in self-play and in the learner (`Evaluator`'s devices).
 DEVICES = ("auto", "cpu", "cuda")
+#: What may run the self-play networks (`SelfPlayConfig.runtime`).
+RUNTIMES = ("onnxruntime", "torch")
 
 
 def tally(ledger: dict[str, dict[str, Any]], node: str, host: str, games: int,
@@ -132,6 +134,10 @@ class SelfPlayConfig:
     #: Where the workers' networks run: "cpu", "cuda" (onnxruntime's CUDA provider; every worker
     #: shares the GPU, batching its games' leaves) or "auto" (the GPU when there is one).
     device: str = "cpu"
+    #: What runs the workers' networks: "onnxruntime" (the exported file, as the engine runs it)
+    #: or "torch" (the same network in torch, `torch_evaluator`: a GPU for self-play where
+    #: onnxruntime has no CUDA provider; the trainer then writes each generation's weights too).
+    runtime: str = "onnxruntime"
     #: Keep playing while the learner trains, with the network of the generation before, instead
     #: of waiting for the new one: the cores that the learner leaves idle play the next games.
     play_while_learning: bool = False
@@ -142,6 +148,9 @@ class SelfPlayConfig:
         if self.device not in DEVICES:
             raise ValueError(f"selfplay.device must be one of {', '.join(DEVICES)}, "
                              f"got {self.device!r}")
+        if self.runtime not in RUNTIMES:
+            raise ValueError(f"selfplay.runtime must be one of {', '.join(RUNTIMES)}, "
+                             f"got {self.runtime!r}")
         positive = ("games_per_generation", "visits", "games_in_flight", "leaves_per_search",
                     "max_batch", "resign_consecutive", "workers", "threads")
         for name in positive:
@@ -455,8 +464,6 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
     in it, then waits for the next command."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the trainer handles Ctrl-C and stops us
     try:
-        from saz.engine.evaluator import Evaluator
-
         worker = SelfPlayWorker(game_name, rules, config, seed)
         command = _wait(commands)
         while command[0] != "stop":
@@ -464,8 +471,7 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
                 command = _wait(commands)
                 continue
             _, model_path, threshold = command
-            worker.load(Evaluator(model_path, device=config.device,  # type: ignore[arg-type]
-                                  threads=config.threads), threshold)
+            worker.load(open_network(model_path, config), threshold)
             stats, start = WorkerStats(), time.perf_counter()
             limit: int | None = None  # the games this turn may finish ("more")
             while True:
@@ -490,6 +496,18 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
             results.put(("paused", index, stats))
     except Exception:  # noqa: BLE001 - any failure goes to the trainer, which raises it
         results.put(("error", index, traceback.format_exc()))
+
+
+def open_network(model_path: str | Path, config: SelfPlayConfig) -> PolicyValueNet:
+    """The network a worker plays with, on `config.device` through `config.runtime`."""
+    if config.runtime == "torch":
+        from saz.tools.train.torch_evaluator import TorchEvaluator
+
+        return TorchEvaluator(model_path, device=config.device, threads=config.threads)
+    from saz.engine.evaluator import Evaluator
+
+    return Evaluator(model_path, device=config.device,  # type: ignore[arg-type]
+                     threads=config.threads)
 
 
 def _wait(commands: mp.Queue) -> tuple[Any, ...]:
@@ -645,7 +663,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(after a warm-up of a quarter as many)")
     parser.add_argument("--games-in-flight", type=int, default=SelfPlayConfig.games_in_flight)
     parser.add_argument("--model", type=Path, help="an exported model (default: a random "
-                        "network of the default shape, exported to a temporary folder)")
+                        "network of the default shape, exported to a temporary folder; with "
+                        "--runtime torch its weights must lie beside it, as a run writes them)")
+    parser.add_argument("--layers", type=int, default=3,
+                        help="GIN layers of the random network (default 3)")
+    parser.add_argument("--device", default="cpu", choices=DEVICES,
+                        help="where the workers' networks run (selfplay.device; default cpu)")
+    parser.add_argument("--runtime", default="onnxruntime", choices=RUNTIMES,
+                        help="what runs them (selfplay.runtime; default onnxruntime)")
     parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
                         help="measure the Ray pool instead (`saz train --ray`): one actor per "
                              "core of every node of the cluster at ADDRESS (alone: a new local "
@@ -653,14 +678,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     counts = [int(v) for v in args.workers.split(",")] if args.ray is None else [0]
     with tempfile.TemporaryDirectory(prefix="saz-selfplay-") as tmp:
-        model = args.model or _random_model(args.game, Path(tmp) / "random.onnx")
+        model = args.model or _random_model(args.game, Path(tmp) / "random.onnx", args.layers)
         print("| workers | games | positions | seconds | positions/s | evaluations/s |")
         print("|---:|---:|---:|---:|---:|---:|")
         for workers in counts:
             config = SelfPlayConfig(sizes=(args.size,), visits=args.visits,
                                     workers=max(workers, 1),
                                     games_in_flight=args.games_in_flight,
-                                    resign_threshold=-1.0)
+                                    resign_threshold=-1.0, device=args.device,
+                                    runtime=args.runtime)
             pool: Any
             if args.ray is None:
                 pool = SelfPlayPool(args.game, {}, config, seed=workers)
@@ -680,19 +706,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _random_model(game_name: str, path: Path) -> Path:
-    """A randomly initialised network of the default shape, exported to `path` (self-play
-    speed does not depend on the weights)."""
+def _random_model(game_name: str, path: Path, layers: int = 3) -> Path:
+    """A randomly initialised network of the default width, exported to `path` with its
+    weights beside it for the torch runtime (self-play speed does not depend on the weights)."""
     import torch
     from saz.engine.games import game_class
-    from saz.tools.train.checkpoint import Checkpoint
+    from saz.tools.train.checkpoint import Checkpoint, save_checkpoint
     from saz.tools.train.export import export_checkpoint
     from saz.tools.train.model import NetConfig, PolicyValueNet
+    from saz.tools.train.torch_evaluator import weights_path
 
     torch.manual_seed(0)
     cls = game_class(game_name)
-    net = PolicyValueNet(NetConfig(num_features=cls.num_features()))
-    export_checkpoint(Checkpoint.of(net.eval(), cls, {}), path)
+    net = PolicyValueNet(NetConfig(num_features=cls.num_features(), layers=layers))
+    checkpoint = Checkpoint.of(net.eval(), cls, {})
+    export_checkpoint(checkpoint, path)
+    save_checkpoint(checkpoint, weights_path(path))
     return path
 
 

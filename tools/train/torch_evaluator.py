@@ -1,0 +1,78 @@
+"""The self-play network in torch: for GPU machines whose onnxruntime has no CUDA provider.
+
+Self-play normally runs the exported ONNX network in onnxruntime (`engine.evaluator.Evaluator`),
+on the CPU or through onnxruntime-gpu's CUDA provider. The GPU machines lent to this project
+have torch with CUDA but only the CPU package of onnxruntime, and nothing can be installed there,
+so their self-play ran on the CPU cores while the GPU sat idle between learner steps.
+`selfplay.runtime = "torch"` runs the same network in each worker with torch instead: the export
+twin (`PolicyValueNetExport`, the computation the ONNX file holds) on the weights the trainer
+writes beside each generation's ONNX file (`weights_path`). Only the trainer uses it; the engine
+never imports torch.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from saz.engine.graph import GraphLayout
+from saz.tools.train.checkpoint import load_checkpoint
+from saz.tools.train.model import PolicyValueNetExport
+
+
+def weights_path(model_path: str | Path) -> Path:
+    """Where the trainer puts the torch weights of the network exported to `model_path`."""
+    return Path(model_path).with_suffix(".pt")
+
+
+class TorchEvaluator:
+    """`Evaluator.run` of one generation's network in torch, on `device` ("cpu", "cuda", or
+    "auto": the GPU when torch sees one). Satisfies the search's `PolicyValueNet`."""
+
+    def __init__(self, model_path: str | Path, *, device: str = "auto", threads: int = 1) -> None:
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device == "cuda" and not torch.cuda.is_available():
+            raise ValueError("selfplay.device 'cuda' with the torch runtime, but torch sees no GPU")
+        if device == "cpu":
+            torch.set_num_threads(threads)
+        self.device = torch.device(device)
+        #: "cuda" or "cpu": where the network runs (the training record reads it).
+        self.provider = self.device.type
+        checkpoint = load_checkpoint(weights_path(model_path))
+        self.game_name = checkpoint.game
+        self.num_features = checkpoint.config.num_features
+        self._net = PolicyValueNetExport.from_net(checkpoint.build_net()).to(self.device)
+        # Per board size: the neighbour table and hub row on the device, and an all-kept mask.
+        self._layouts: dict[tuple[int, int], tuple[torch.Tensor, torch.Tensor]] = {}
+        self._all_kept: dict[tuple[int, int], torch.Tensor] = {}
+
+    def run(self, x: np.ndarray, layout: GraphLayout,
+            mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """`(log_policy [B, num_nodes], value [B])` for a batch of one board size, as
+        `Evaluator.run` returns them."""
+        if x.ndim != 3 or x.shape[1] != layout.num_nodes or x.shape[2] != self.num_features:
+            raise ValueError(f"x of shape {x.shape} does not fit [B, {layout.num_nodes}, "
+                             f"{self.num_features}] ({layout.width}x{layout.height})")
+        key = (layout.width, layout.height)
+        tables = self._layouts.get(key)
+        if tables is None:
+            tables = self._layouts[key] = (torch.tensor(layout.nbr, device=self.device),
+                                           torch.tensor(layout.hub, device=self.device))
+        batch = x.shape[0]
+        with torch.inference_mode():
+            if mask is None:
+                kept = self._all_kept.get((batch, layout.num_nodes))
+                if kept is None:
+                    kept = self._all_kept[(batch, layout.num_nodes)] = torch.ones(
+                        (batch, layout.num_nodes), device=self.device)
+            else:
+                kept = torch.from_numpy(np.ascontiguousarray(mask, np.float32)).to(self.device)
+            inputs = torch.from_numpy(np.ascontiguousarray(x, np.float32)).to(self.device)
+            outputs = self._net(inputs, *tables, kept)
+            log_policy, value = outputs[0].cpu().numpy(), outputs[1].cpu().numpy()
+        return log_policy, value
+
+    def __repr__(self) -> str:
+        return f"<TorchEvaluator game={self.game_name} device={self.device}>"
