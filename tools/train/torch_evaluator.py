@@ -35,8 +35,8 @@ class TorchEvaluator:
             device = "cuda" if torch.cuda.is_available() else "cpu"
         if device == "cuda" and not torch.cuda.is_available():
             raise ValueError("selfplay.device 'cuda' with the torch runtime, but torch sees no GPU")
-        if device == "cpu":
-            torch.set_num_threads(threads)
+        # One thread a worker as with onnxruntime: the workers already fill the cores.
+        torch.set_num_threads(threads)
         self.device = torch.device(device)
         #: "cuda" or "cpu": where the network runs (the training record reads it).
         self.provider = self.device.type
