@@ -43,6 +43,7 @@ from saz.tools.train.selfplay import (
     SelfPlayError,
     SelfPlayWorker,
     WorkerStats,
+    open_network,
     tally,
 )
 
@@ -75,14 +76,11 @@ class SelfPlayActor:
         if generation != self.generation:
             import ray
 
-            from saz.engine.evaluator import Evaluator
-
             path = Path(self._folder) / f"gen_{generation}.onnx"
             network, card = ray.get(model[0])
             path.write_bytes(network)
             card_path(path).write_bytes(card)
-            self.worker.load(Evaluator(path, device=self.config.device,  # type: ignore[arg-type]
-                                       threads=self.config.threads), threshold)
+            self.worker.load(open_network(path, self.config), threshold)
             path.unlink()
             card_path(path).unlink()
             self.generation = generation
