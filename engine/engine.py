@@ -317,7 +317,7 @@ class Engine:
             visits = DEFAULT_VISITS
         finite = (lambda t: t if t != float("inf") else None)
         return SearchLimits(visits=visits, soft_seconds=finite(budget.soft),
-                            hard_seconds=finite(budget.hard))
+                            hard_seconds=finite(budget.hard), early_stop=budget.stop_early)
 
     def _searcher(self) -> MCTS | PlayerSearch:
         """The search of the current game, loading its network on first use (ModelError); the

@@ -347,6 +347,24 @@ def test_unlimited_and_fixed_budgets() -> None:
     assert fixed.soft == fixed.hard == pytest.approx((2 - 0.05) / 1.02)
 
 
+def test_early_stops_only_where_the_time_saved_is_kept() -> None:
+    # Kept: main time, a Canadian period with stones to come, the Gomocup match; no clock at all.
+    for control in (Absolute(600), Fischer(60, 5), CanadianByoyomi(0, 300, 25),
+                    CanadianByoyomi(60, 2, 1), JapaneseByoyomi(60, 30, 5),
+                    Gomocup(turn_limit=5, match_limit=60), NoTimeLimit(), FixedVisits(100)):
+        assert first_budget(control).stop_early, control
+    # Lost: a one-stone period (GTP `time_settings 0 2 1`, a match's "2 s a move"), a Japanese
+    # period, a fixed time per move, a Gomocup turn limit with no match limit.
+    for control in (CanadianByoyomi(0, 2, 1), JapaneseByoyomi(0, 30, 5), FixedTimePerMove(2),
+                    Gomocup(turn_limit=5, match_limit=0)):
+        assert not first_budget(control).stop_early, control
+    # Main time over, the period's last stone: nothing saved now reaches the next move.
+    canadian = CanadianByoyomi(0, 60, 3)
+    state = canadian.charge(canadian.charge(canadian.start_state(), 10), 10)
+    assert DEFAULT.budget(canadian, state, 40).stop_early is False
+    assert DEFAULT.budget(canadian, canadian.start_state(), 40).stop_early is True
+
+
 def test_safety_margin_bounds_every_limit() -> None:
     margin = DEFAULT.margin
     japanese = first_budget(JapaneseByoyomi(0, 30, 5))

@@ -10,7 +10,8 @@ import pytest
 from saz.engine.engine import Engine, EngineConfig
 from saz.engine.evaluator import ModelError
 from saz.engine.games import UnsupportedSizeError
-from saz.engine.search.clock import Absolute, FixedVisits
+from saz.engine.search.clock import Absolute, CanadianByoyomi, FixedTimePerMove, FixedVisits
+from saz.engine.search.mcts import MCTS, SearchLimits
 from saz.engine.search.options import SearchOptions
 
 
@@ -40,6 +41,27 @@ def test_clock_budget_is_used(tiny_model) -> None:
     engine.genmove()
     # Some of the 2 s went to the move, far less than half: a game has dozens of moves.
     assert 1.0 < engine.clock.state.main_left < 2.0
+
+
+def test_time_that_would_be_lost_is_searched_to_the_end(tiny_model, monkeypatch) -> None:
+    """A move whose unused time is lost (a one-stone period, a fixed time per move) searches
+    until its budget: stopping once the best move is settled would save nothing."""
+    seen: list[SearchLimits] = []
+    search = MCTS.search
+
+    def spy(self: MCTS, game, limits: SearchLimits, *args, **kwargs):
+        seen.append(limits)
+        return search(self, game, limits, *args, **kwargs)
+
+    monkeypatch.setattr(MCTS, "search", spy)
+    engine = Engine(EngineConfig(game="go", model=tiny_model("go").path))
+    engine.new_game(5)
+    for control in (CanadianByoyomi(0, 0.2, 1), FixedTimePerMove(0.2), Absolute(10.0),
+                    CanadianByoyomi(0, 2.0, 10)):
+        engine.set_time_control(control)
+        engine.genmove()
+    assert [limits.early_stop for limits in seen] == [False, False, True, True]
+    assert all(limits.soft_seconds is not None for limits in seen)
 
 
 def test_fixed_visits_control(tiny_model) -> None:

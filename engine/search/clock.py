@@ -24,6 +24,10 @@ a *limit*, the most this move may cost without losing or giving up a byo-yomi pe
 
 * soft = bank / moves left + per-move part: the fair share. The search stops here when its best
   move is stable.
+* The search stops before soft once its best move cannot change (`MoveBudget.stop_early`) only
+  where the time it leaves is kept for later moves, or where there is no clock. A one-stone
+  Canadian period (a match's "2 s a move"), a Japanese period or a fixed time per move loses
+  what is left, so the search spends it deepening the line it plays, which the next move reuses.
 * hard = at most `hard_factor` x soft (the search may go on towards it while the best move is
   unstable), leaving each later move the bank must cover at least 1/`hard_factor` of its fair share
   and never less than the cheapest possible move.
@@ -513,6 +517,12 @@ class MoveBudget:
     hard: float
     #: Stop after this many root visits (FixedVisits), or None.
     max_visits: int | None = None
+    #: Whether the search may stop before `soft` once its best move cannot change. It may when
+    #: the time it leaves stays on the clock for later moves (main time, the later stones of a
+    #: Canadian period, the Gomocup match time) or when there is no clock (it saves wall time).
+    #: Time that is lost unused (a period's last stone, a Japanese period, a fixed time per
+    #: move) is better spent deepening the line it plays: the next move reuses that subtree.
+    stop_early: bool = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.soft <= self.hard:
@@ -581,7 +591,9 @@ class TimePolicy:
         hard = min(self.hard_factor * soft, margin.budget_within(spendable))
         hard = max(self.min_budget, hard)
         soft = max(self.min_budget, min(soft, hard))
-        return MoveBudget(soft=soft, hard=hard, max_visits=control.max_visits)
+        keeps_unused = 0 < allowed.bank < INF and allowed.horizon > 1
+        return MoveBudget(soft=soft, hard=hard, max_visits=control.max_visits,
+                          stop_early=keeps_unused or allowed.limit == INF)
 
 
 # -- how long a game goes on --------------------------------------------------------------------
