@@ -44,12 +44,19 @@ class MetricsLog:
         self.rows: list[dict[str, float | None]] = []
 
     def load(self, up_to: int) -> None:
-        """Read the file, keeping the rows of generations 1..`up_to`."""
+        """Read the file, keeping the rows of generations 1..`up_to`.
+
+        Columns the file has and this session's config does not (a board size or an evaluation
+        the run has since dropped) are kept, after the file's own order: the CSV is the run's
+        whole history, and a resumed session rewrites it."""
         self.rows = []
         if not self.path.is_file():
             return
         with self.path.open(newline="", encoding="utf-8") as f:
-            for raw in csv.DictReader(f):
+            reader = csv.DictReader(f)
+            known = tuple(reader.fieldnames or ())
+            self.columns = known + tuple(c for c in self.columns if c not in known)
+            for raw in reader:
                 row = {k: _number(v) for k, v in raw.items() if k in self.columns}
                 if row.get("generation") is not None and row["generation"] <= up_to:
                     self.rows.append(row)
