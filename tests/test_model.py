@@ -397,6 +397,26 @@ def test_export_refuses_a_file_that_disagrees_with_torch(
     assert not any(tmp_path.iterdir())
 
 
+def test_export_accepts_rounding_in_proportion_to_large_outputs(tmp_path: Path) -> None:
+    """Float32 errs in proportion to a number's size: a network whose log-policies run to the
+    hundreds (a trained Go network's reach -45 on the check's random positions) differs from
+    torch by more than 1e-4 absolute, and still exports, since the check is relative there."""
+    net = trained_like_net(game_class("go").num_features(), seed=2)
+    with torch.no_grad():
+        net.policy.weight.mul_(3000.0)
+        net.policy.bias.mul_(3000.0)
+    card = export_checkpoint(Checkpoint.of(net, game_class("go"), {}), tmp_path / "go.onnx")
+    assert card.game == "go" and (tmp_path / "go.onnx").exists()
+
+    evaluator = Evaluator(tmp_path / "go.onnx", device="cpu")
+    lay = layout(9, 9)
+    x = random_x(np.random.default_rng(0), 3, lay, evaluator.num_features)
+    log_policy, _ = evaluator.run(x, lay)
+    ours, _ = twin_outputs(net, x, lay)
+    assert np.abs(log_policy).max() > 100
+    assert np.abs(log_policy - ours).max() > 1e-4  # what the absolute bound refused
+
+
 # -- the auxiliary heads (ownership, score) ---------------------------------------------------------
 @pytest.mark.parametrize("width,height", [(9, 9), (7, 11)])
 def test_onnx_ownership_and_score_match_torch(tiny_model: Callable[..., TinyModel], width: int,
