@@ -105,7 +105,7 @@ def check_parity(net: PolicyValueNet, model_path: Path, *, seed: int = 0) -> flo
                 pairs.append((ownership.reshape(-1), torch.tanh(ref.ownership_logit)))
             if ref.score is not None:
                 pairs.append((score, ref.score))
-            worst = max([worst] + [float(_relative_error(ours, theirs.numpy()))
+            worst = max([worst] + [_relative_error(ours, theirs.numpy())
                                    for ours, theirs in pairs])
     return worst
 
