@@ -6,6 +6,7 @@
     saz bench clock --size 19 --moves 200 --time "time_settings 0 1 1" (see tools/bench/clock.py)
     saz bench solve --size 8 --from 12 --positions 5      (see tools/bench/solve.py)
     saz bench threats                                     (see tools/bench/threats.py)
+    saz bench opening --model models/go.onnx              (see tools/bench/opening.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
 each board size x batch size, and the same network in torch eager (the torch-geometric model under
@@ -41,6 +42,7 @@ from saz.tools.bench import clock as bench_clock
 from saz.tools.bench import gomocup as bench_gomocup
 from saz.tools.bench import gtp as bench_gtp
 from saz.tools.bench import memory as bench_memory
+from saz.tools.bench import opening as bench_opening
 from saz.tools.bench import search as bench_search
 from saz.tools.bench import solve as bench_solve
 from saz.tools.bench import threats as bench_threats
@@ -254,6 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_memory.add_parser(subparsers)
     bench_solve.add_parser(subparsers)
     bench_threats.add_parser(subparsers)
+    bench_opening.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 
