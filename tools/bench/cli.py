@@ -7,6 +7,7 @@
     saz bench solve --size 8 --from 12 --positions 5      (see tools/bench/solve.py)
     saz bench threats                                     (see tools/bench/threats.py)
     saz bench opening --model models/go.onnx              (see tools/bench/opening.py)
+    saz bench agreement --model M --records DIR --player NAME (see tools/bench/agreement.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
 each board size x batch size, and the same network in torch eager (the torch-geometric model under
@@ -38,6 +39,7 @@ from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.graph import layout
 from saz.tools.train.checkpoint import Checkpoint
 from saz.tools.train.export import export_checkpoint
+from saz.tools.bench import agreement as bench_agreement
 from saz.tools.bench import clock as bench_clock
 from saz.tools.bench import gomocup as bench_gomocup
 from saz.tools.bench import gtp as bench_gtp
@@ -257,6 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_solve.add_parser(subparsers)
     bench_threats.add_parser(subparsers)
     bench_opening.add_parser(subparsers)
+    bench_agreement.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 
