@@ -63,3 +63,10 @@ def test_agreement_counts_top1_topk_and_the_prior_given(records: list[Path]) -> 
     assert result.topk == 0.5
     legal = len(positions[1][0].legal_moves())
     assert result.mean_prior == pytest.approx((0.5 + 0.5 / (legal - 1)) / 2)
+
+
+def test_a_record_with_setup_stones_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "games").mkdir()
+    (tmp_path / "games" / "0001.sgf").write_text("(;GM[1]SZ[5]PB[a]PW[ref]AB[cc];W[dd])")
+    with pytest.raises(ValueError, match="setup stones"):
+        player_positions([tmp_path], ["ref"], {}, "go")

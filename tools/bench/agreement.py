@@ -8,8 +8,9 @@ on professional games, here against the moves of a stronger peer in saz's own ma
 (`saz match` SGF files). Every position before one of `--player`'s moves (named by the record's
 `PB` / `PW`; repeat `--player` for a peer's games against itself) is evaluated without search; the table gives how often the prior's best move is the
 player's (top 1), how often the player's move is among its `--top` best, and the mean prior the
-network gave it. At 19x19, where saz loses every game to GNU Go level 1, this moves with each
-generation far less noisily than a 20-game match.
+network gave it. At 19x19, where every 20-game match against GNU Go level 1 ends 0-20, this
+still tells two networks apart. Records with setup stones (handicap, `AB` / `AW`) are refused:
+saz match does not write them.
 """
 from __future__ import annotations
 
@@ -55,6 +56,8 @@ def player_positions(records: list[Path], players: list[str], rules: dict[str, f
             sgf = parse_sgf(text)
             komi = {"komi": sgf.komi} if sgf.komi is not None and "komi" not in rules else {}
             game = new_game(game_name, sgf.width, sgf.height, **rules, **komi)
+            if any(node.has_setup for node in sgf.nodes):
+                raise ValueError(f"{path}: setup stones are not supported")
             for node in sgf.nodes:
                 if node.move is None or game.is_over():
                     continue
@@ -99,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
             positions = player_positions(args.records, args.player, rules, evaluator.game_name,
                                          args.max_ply)
             if not positions:
-                raise SystemExit(f"no moves of {', '.join(args.player)} in {', '.join(map(str, args.records))}")
+                raise SystemExit(f"no moves of {', '.join(args.player)} in "
+                                 f"{', '.join(map(str, args.records))}")
         result = agreement(evaluator, positions, args.top)
         print(f"| {model} | {result.positions} | {100 * result.top1:.1f}% | "
               f"{100 * result.topk:.1f}% | {result.mean_prior:.3f} |")
