@@ -5,7 +5,8 @@ leaves the replaying to the front-end, which knows the rules (moves out of turn,
 SGF FF[1]..FF[4] (https://www.red-bean.com/sgf/):
 
 * the tree's main line only (the first variation at every branch);
-* the root's `GM` (game type: 1 Go, 2 Othello, 4 Gomoku), `SZ` (`19` or `19:13`), `KM`, `HA`;
+* the root's `GM` (game type: 1 Go, 2 Othello, 4 Gomoku), `SZ` (`19` or `19:13`), `KM`, `HA`,
+  and the players' names `PB` / `PW` and the game comment `GC` (what game records are read for);
 * in every node: the moves `B` / `W` (a point, or pass: the empty value, or `tt` on boards up to
   19x19), the setup `AB` / `AW` / `AE` (single points or FF[4] compressed `aa:cc` rectangles) and
   `PL` (the player to move).
@@ -66,6 +67,10 @@ class SgfGame:
     komi: float | None
     handicap: int
     nodes: tuple[SgfNode, ...]
+    #: The players' names (PB, PW) and the game comment (GC), when the record has them.
+    player_black: str | None = None
+    player_white: str | None = None
+    game_comment: str | None = None
 
     @property
     def moves(self) -> int:
@@ -86,7 +91,9 @@ def parse_sgf(text: str) -> SgfGame:
     handicap = _number(root, "HA", 0)
     nodes = tuple(_node(props, width, height) for props in raw)
     return SgfGame(GAME_TYPES[game_type], width, height,
-                   _real(komi[0], "KM") if komi else None, handicap, nodes)
+                   _real(komi[0], "KM") if komi else None, handicap, nodes,
+                   player_black=_text(root, "PB"), player_white=_text(root, "PW"),
+                   game_comment=_text(root, "GC"))
 
 
 # -- the tree ---------------------------------------------------------------------------------
@@ -209,6 +216,12 @@ def _number(props: _Props, ident: str, default: int) -> int:
         return int(values[0].strip())
     except ValueError:
         raise SgfError(f"{ident}[{values[0]}] is not a number") from None
+
+
+def _text(props: _Props, ident: str) -> str | None:
+    """A root text property's first value, as read (escapes undone); None without it."""
+    values = props.get(ident)
+    return values[0] if values else None
 
 
 def _real(text: str, ident: str) -> float:

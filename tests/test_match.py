@@ -20,8 +20,10 @@ from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused, resolv
 from saz.tools.match.elo import Record, Sprt, Verdict, elo_of_score, estimate, score_of_elo
 from saz.tools.match.match import (
     MatchConfig,
+    OPENING_NOTE,
     MatchError,
     main,
+    opening_plies,
     random_openings,
     read_openings,
     run_match,
@@ -198,9 +200,21 @@ def test_a_go_record_round_trips_through_our_reader() -> None:
     assert "PB[a\\]b]PW[w\\\\x]" in text and "RE[B+R]" in text and ";B[]" in text
     record = parse_sgf(text)
     assert (record.game, record.width, record.height, record.komi) == ("go", 9, 9, 6.5)
+    assert (record.player_black, record.player_white) == ("a]b", "w\\x")
     assert [(n.move.color, n.move.move) for n in record.nodes if n.move] == [
         (BLACK, game.point(2, 2)), (WHITE, game.point(6, 6)), (BLACK, game.pass_move),
         (WHITE, game.point(4, 4))]
+
+
+def test_the_opening_a_record_notes_is_read_back() -> None:
+    game = new_game("go", 9)
+    for move in (game.point(2, 2), game.point(6, 6), game.point(4, 4)):
+        game.play(move)
+    comment = "B+R by resignation" + OPENING_NOTE.format(12)
+    record = parse_sgf(format_sgf(game, SgfInfo(comment=comment)))
+    assert opening_plies(record.game_comment) == 12
+    assert opening_plies("B+R by resignation") == 0
+    assert opening_plies(None) == 0
 
 
 def test_othello_and_rectangular_gomoku_records_round_trip() -> None:

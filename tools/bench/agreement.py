@@ -6,16 +6,15 @@
 Not a speed measurement: the policy's move-matching rate, the figure KataGo and Leela Zero report
 on professional games, here against the moves of a stronger peer in saz's own match records
 (`saz match` SGF files). Every position before one of `--player`'s moves (named by the record's
-`PB` / `PW`; repeat `--player` for a peer's games against itself) is evaluated without search; the table gives how often the prior's best move is the
-player's (top 1), how often the player's move is among its `--top` best, and the mean prior the
-network gave it. At 19x19, where every 20-game match against GNU Go level 1 ends 0-20, this
+`PB` / `PW`; repeat `--player` for a peer's games against itself) is evaluated without search;
+the table gives how often the prior's best move is the player's (top 1), how often the
+player's move is among its `--top` best, and the mean prior the network gave it. At 19x19, where every 20-game match against GNU Go level 1 ends 0-20, this
 still tells two networks apart. Records with setup stones (handicap, `AB` / `AW`) are refused:
 saz match does not write them.
 """
 from __future__ import annotations
 
 import argparse
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from saz.engine.evaluator import Evaluator
 from saz.engine.games import new_game
 from saz.engine.games.base import BLACK, WHITE, Game
 from saz.protocol.sgf import parse_sgf
+from saz.tools.match.match import opening_plies
 
 #: Positions evaluated in one batch.
 BATCH = 64
@@ -47,17 +47,13 @@ def player_positions(records: list[Path], players: list[str], rules: dict[str, f
     found = []
     for record in records:
         for path in sorted(record.glob("games/*.sgf")):
-            text = path.read_text(encoding="utf-8")
-            names = {colour: m.group(1) for colour, tag in ((BLACK, "PB"), (WHITE, "PW"))
-                     if (m := re.search(rf"\b{tag}\[([^\]]*)\]", text))}
-            # saz match says in GC how many plies were the random opening: nobody chose those.
-            opening = re.search(r"the first (\d+) moves are the opening", text)
-            skip = int(opening.group(1)) if opening else 0
-            sgf = parse_sgf(text)
-            komi = {"komi": sgf.komi} if sgf.komi is not None and "komi" not in rules else {}
-            game = new_game(game_name, sgf.width, sgf.height, **rules, **komi)
+            sgf = parse_sgf(path.read_text(encoding="utf-8"))
+            names = {BLACK: sgf.player_black, WHITE: sgf.player_white}
+            skip = opening_plies(sgf.game_comment)  # the set opening: nobody chose those
             if any(node.has_setup for node in sgf.nodes):
                 raise ValueError(f"{path}: setup stones are not supported")
+            komi = {"komi": sgf.komi} if sgf.komi is not None and "komi" not in rules else {}
+            game = new_game(game_name, sgf.width, sgf.height, **rules, **komi)
             for node in sgf.nodes:
                 if node.move is None or game.is_over():
                     continue

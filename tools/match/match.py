@@ -33,6 +33,7 @@ import argparse
 import json
 import math
 import os
+import re
 import shlex
 import sys
 import threading
@@ -244,6 +245,18 @@ def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings
 
 
 # -- files ----------------------------------------------------------------------------------------
+#: How a record's game comment (GC) says how many of its first plies were the set opening.
+OPENING_NOTE = "; the first {} moves are the opening"
+_OPENING_NOTE_READ = re.compile(re.escape(OPENING_NOTE).replace(re.escape("{}"), r"(\d+)"))
+
+
+def opening_plies(game_comment: str | None) -> int:
+    """How many first plies of a record written by `write_sgf` were the opening, which neither
+    engine chose (0 when its game comment says none were)."""
+    found = _OPENING_NOTE_READ.search(game_comment or "")
+    return int(found.group(1)) if found else 0
+
+
 def sgf_path(number: int) -> str:
     return f"games/{number:04d}.sgf"
 
@@ -259,7 +272,7 @@ def write_sgf(config: MatchConfig, number: int, game: GameRecord) -> Path:
     comment = f"{game.result} by {game.reason.value}" + (f": {game.detail}" if game.detail
                                                           else "")
     if game.opening_plies:
-        comment += f"; the first {game.opening_plies} moves are the opening"
+        comment += OPENING_NOTE.format(game.opening_plies)
     info = SgfInfo(
         black=game.black, white=game.white, result=game.result,
         rules=_rules_text(setup),
