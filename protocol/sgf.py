@@ -67,10 +67,13 @@ class SgfGame:
     komi: float | None
     handicap: int
     nodes: tuple[SgfNode, ...]
-    #: The players' names (PB, PW) and the game comment (GC), when the record has them.
+    #: The players' names (PB, PW), the game comment (GC), the result (RE, e.g. "B+3.5",
+    #: "W+R", "0") and the rules' name (RU), when the record has them.
     player_black: str | None = None
     player_white: str | None = None
     game_comment: str | None = None
+    result: str | None = None
+    rules: str | None = None
 
     @property
     def moves(self) -> int:
@@ -93,7 +96,8 @@ def parse_sgf(text: str) -> SgfGame:
     return SgfGame(GAME_TYPES[game_type], width, height,
                    _real(komi[0], "KM") if komi else None, handicap, nodes,
                    player_black=_text(root, "PB"), player_white=_text(root, "PW"),
-                   game_comment=_text(root, "GC"))
+                   game_comment=_text(root, "GC"), result=_text(root, "RE"),
+                   rules=_text(root, "RU"))
 
 
 # -- the tree ---------------------------------------------------------------------------------

@@ -336,3 +336,52 @@ def test_a_fresh_root_searches_only_the_defences_against_a_win_by_fours() -> Non
     assert result.best_move in defences
     _, guarded = _search(game, 100)  # the root guard finds both lost to threes, and still blocks
     assert guarded.best_move in defences
+
+
+def test_a_guarded_search_confirms_the_move_it_plays() -> None:
+    """A 15x15 game the shipped model lost to AIWine as Black (docs/matches/
+    gomoku-threats-rootfix-vs-aiwine-15x15, game 35, before Black's 15th move). White, were it to
+    move, wins by threes, so the root guard screens the network's favourites at a quarter budget
+    each; the favourite, (5, 10), passes that screen but loses to a win by threats that takes
+    more search. The search now checks the move it would play more deeply, finds it lost, and
+    plays one that the same deep check does not refute."""
+    from saz.engine.evaluator import Evaluator
+    from saz.engine.search import mcts
+    from saz.engine.search.options import SearchOptions
+
+    game = Gomoku(15)
+    for sgf in ["al", "ck", "ej", "dj", "ei", "ek", "di", "ci", "fl", "ch", "cj", "eh", "dh", "cg"]:
+        game.play(game.point(ord(sgf[0]) - 97, ord(sgf[1]) - 97))
+    net = Evaluator(Path(__file__).parents[1] / "models" / "gomoku.onnx", threads=1)
+
+    def play(confirmed: int) -> int:
+        search = mcts.MCTS(net, SearchOptions(seed=3, threat_confirm_moves=confirmed))
+        return search.search(game, mcts.SearchLimits(visits=100)).best_move
+
+    def refuted(move: int) -> bool:  # within the confirmation's budget at 100 visits
+        after = game.copy()
+        after.play(move)
+        return after.threat_win(800_000, threes=True) is not None
+
+    unconfirmed = play(0)
+    assert unconfirmed == game.point(5, 10) and refuted(unconfirmed)
+    confirmed = play(SearchOptions.threat_confirm_moves)
+    assert confirmed != unconfirmed and not refuted(confirmed)
+
+
+def test_the_confirmation_is_a_front_end_option(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--threat-confirm-moves` reaches the search (0 turns the second look off), and a negative
+    count is the parser's error, with the reason on stderr."""
+    import argparse
+
+    from saz.engine.search.options import add_search_arguments, search_options
+
+    parser = argparse.ArgumentParser()
+    add_search_arguments(parser)
+    off = search_options(parser, parser.parse_args(["--threat-confirm-moves", "0"]))
+    assert off.threat_confirm_moves == 0
+    assert search_options(parser, parser.parse_args([])).threat_confirm_moves == 4
+    with pytest.raises(SystemExit) as exit_:
+        search_options(parser, parser.parse_args(["--threat-confirm-moves", "-1"]))
+    assert exit_.value.code == 2
+    assert "threat_confirm_moves must be >= 0" in capsys.readouterr().err

@@ -177,11 +177,14 @@ def test_sgf_main_line_setup_and_moves() -> None:
 
 
 def test_sgf_players_and_game_comment() -> None:
-    record = parse_sgf(r"(;GM[1]SZ[9]PB[gnugo \] l1]PW[saz]GC[W+3.5; the first 2 moves];B[aa])")
+    record = parse_sgf(r"(;GM[1]SZ[9]PB[gnugo \] l1]PW[saz]GC[W+3.5; the first 2 moves]"
+                       r"RE[W+3.5]RU[Chinese];B[aa])")
     assert (record.player_black, record.player_white) == ("gnugo ] l1", "saz")
     assert record.game_comment == "W+3.5; the first 2 moves"
+    assert (record.result, record.rules) == ("W+3.5", "Chinese")
     bare = parse_sgf("(;GM[1]SZ[9];B[aa])")
     assert (bare.player_black, bare.player_white, bare.game_comment) == (None, None, None)
+    assert (bare.result, bare.rules) == (None, None)
 
 
 def test_sgf_compressed_points_rectangles_and_old_identifiers() -> None:

@@ -201,6 +201,7 @@ def test_a_go_record_round_trips_through_our_reader() -> None:
     record = parse_sgf(text)
     assert (record.game, record.width, record.height, record.komi) == ("go", 9, 9, 6.5)
     assert (record.player_black, record.player_white) == ("a]b", "w\\x")
+    assert (record.result, record.rules) == ("B+R", "Tromp-Taylor")
     assert [(n.move.color, n.move.move) for n in record.nodes if n.move] == [
         (BLACK, game.point(2, 2)), (WHITE, game.point(6, 6)), (BLACK, game.pass_move),
         (WHITE, game.point(4, 4))]

@@ -306,7 +306,7 @@ class MCTS:
                 self._finish(batch, self._run(batch), counters)
         if allowed is not None:
             tree.restrict_root(sorted(allowed))
-        self._guard_root(root, threat_budget)
+        guarded = self._guard_root(root, threat_budget)
         moves, _ = tree.root_edges()
         if len(moves) == 1:
             return decided(moves[0], tree.root_value, proven=False)
@@ -346,7 +346,10 @@ class MCTS:
                 next_progress = self._now() + progress_interval
         while in_flight:
             self._finish_oldest(in_flight, counters)
-        return self._result(counters, start)
+        refuted: set[int] = set()
+        if guarded and not _unlimited(limits) and not (self._stop.is_set() or stop.is_set()):
+            refuted = self._confirm_root(root, limits, threat_budget, start)
+        return self._result(counters, start, refuted)
 
     def _hold(self, on_progress: Callable[[SearchResult], None], counters: _Counters,
               start: float, interval: float, stop: threading.Event) -> None:
@@ -616,17 +619,18 @@ class MCTS:
             return None
         return move
 
-    def _guard_root(self, root: Game, budget: int) -> None:
+    def _guard_root(self, root: Game, budget: int) -> bool:
         """When the opponent, were it to move, would win by threats (a VCT within `budget`
         positions), settle as lost the root moves after which it still does: the network's
         favourites first, until `_GUARDED_MOVES` of them were found safe. The tree's leaves
-        already answer the opponent's wins by fours; this reaches its threes."""
+        already answer the opponent's wins by fours; this reaches its threes. Returns whether
+        the opponent had such a win (the search's move is then confirmed: `_confirm_root`)."""
         if budget <= 0 or not root.has_threat_search:
-            return
+            return False
         turned = root.copy()
         turned.set_to_move(-root.to_move)
         if turned.threat_win(budget, threes=True) is None:
-            return
+            return False
         moves, priors = self._tree.root_edges()
         safe = 0
         ranked = [m for _, m in sorted(zip(priors, moves), reverse=True)]
@@ -640,6 +644,38 @@ class MCTS:
                 safe += 1
             else:
                 self._tree.settle_root_move(move, 1.0)  # the opponent, to move there, wins
+        return True
+
+    def _confirm_root(self, root: Game, limits: SearchLimits, budget: int,
+                      start: float) -> set[int]:
+        """After a guarded search, check the move it would play against the opponent's threats
+        more deeply than the guard's screen did (a quarter budget each, where a refutation
+        often needs more: docs/STRENGTH.md, "The guard's second look"). A refuted move is
+        settled as lost and the next one checked, up to `threat_confirm_moves`, within
+        `_CONFIRM_FACTOR` budgets each and, under a clock, half the time left before the hard
+        limit. Returns the refuted moves, which the result ranks last."""
+        refuted: set[int] = set()
+        if self._tree.root_proven:
+            return refuted
+        for _ in range(self.options.threat_confirm_moves):
+            nodes = budget * _CONFIRM_FACTOR
+            if limits.hard_seconds is not None:
+                left = limits.hard_seconds - (self._now() - start)
+                nodes = min(nodes, int(left * 0.5 * _THREAT_RATE))
+            if nodes <= budget // 4:  # no deeper than the guard's screen: nothing to learn
+                break
+            candidates = [(visits, q, move) for move, visits, q, _ in self._tree.root_children()
+                          if move not in refuted]
+            if not candidates:
+                break
+            move = max(candidates)[2]
+            after = root.copy()
+            after.play(move)
+            if after.is_over() or after.threat_win(nodes, threes=True) is None:
+                break
+            self._tree.settle_root_move(move, 1.0)
+            refuted.add(move)
+        return refuted
 
     def _decided(self, move: int, value: float, start: float, *, proven: bool = True,
                  exact_score: float | None = None) -> SearchResult:
@@ -652,7 +688,8 @@ class MCTS:
         return SearchResult(move, value, self._tree.root_visits, (info,), stats, True,
                             root.num_nodes, proven, exact_score)
 
-    def _result(self, counters: _Counters, start: float) -> SearchResult:
+    def _result(self, counters: _Counters, start: float,
+                refuted: Collection[int] = ()) -> SearchResult:
         root = self._root
         assert root is not None
         tree = self._tree
@@ -662,6 +699,9 @@ class MCTS:
             pv = (move, *tree.principal_variation(move))
             infos.append(MoveInfo(move, visits, q, prior, lcb, pv))
         infos.sort(key=lambda m: (m.visits, m.value), reverse=True)
+        if refuted:  # moves the opponent's threats were found to beat: lost, whatever their visits
+            infos = [replace(m, value=-1.0, lcb=-1.0) if m.move in refuted else m for m in infos]
+            infos.sort(key=lambda m: m.move in refuted)
         proven = tree.root_proven_move
         if proven >= 0:  # a move proven to win comes first, however few its visits
             infos = [replace(m, value=1.0, lcb=1.0) if m.move == proven else m for m in infos]
@@ -689,6 +729,9 @@ _THREAT_RATE = 2_000_000
 #: Under a visit cap, each root threat search visits at most this many positions per visit
 #: (100 visits: the full default budget; 2 visits: a millisecond or two).
 _THREAT_NODES_PER_VISIT = 2_000
+#: After a guarded search, `MCTS._confirm_root` checks each move it would play within this many
+#: root budgets: four times the guard's own, sixteen times its screen of a move.
+_CONFIRM_FACTOR = 4
 
 #: What one network call returns: log-policy [rows, N], values [rows], seconds inside the call.
 _Output = tuple[np.ndarray, np.ndarray, float]

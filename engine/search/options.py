@@ -85,6 +85,12 @@ class SearchOptions:
     #: 0: off. Measured in docs/BENCHMARKS.md ("Threat-space search").
     threat_nodes: int = 1_000
     threat_root_nodes: int = 200_000
+    #: When the opponent, were it to move, would win by threats, the root's guard screens the
+    #: network's favourites at a quarter of `threat_root_nodes` each; after the search, the move
+    #: it would play is checked again at four times `threat_root_nodes` (under a clock, at most
+    #: half the time left before the hard limit), and a refuted one is replaced by the next, up
+    #: to this many moves. 0: off. Measured in docs/STRENGTH.md ("The guard's second look").
+    threat_confirm_moves: int = 4
     subgraphs: SubgraphSampling = SubgraphSampling()
     #: Seed of the search's own random numbers (noise, subgraph windows); None: from the OS.
     seed: int | None = None
@@ -112,6 +118,8 @@ class SearchOptions:
             raise ValueError("solve_nodes and solve_root_nodes must be >= 1")
         if self.threat_nodes < 0 or self.threat_root_nodes < 0:
             raise ValueError("threat_nodes and threat_root_nodes must be >= 0 (0: off)")
+        if self.threat_confirm_moves < 0:
+            raise ValueError("threat_confirm_moves must be >= 0 (0: off)")
 
 
 # -- the front-ends' command line ------------------------------------------------------------------
@@ -141,6 +149,11 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Gomoku: the positions a threat-space search (wins by fours and "
                              "threes) may visit at the root before the tree is searched "
                              f"(default {SearchOptions.threat_root_nodes}; 0: off)")
+    parser.add_argument("--threat-confirm-moves", type=int,
+                        default=SearchOptions.threat_confirm_moves, metavar="N",
+                        help="Gomoku: when the opponent threatens to win by threats, check the "
+                             "move the search would play with a deeper threat search, and up to "
+                             f"N in all (default {SearchOptions.threat_confirm_moves}; 0: off)")
     parser.add_argument("--subgraph-blend", type=float, default=SubgraphSampling.blend,
                         metavar="B", help="the sub-boards' share of the prior (default "
                                           f"{SubgraphSampling.blend})")
@@ -154,6 +167,7 @@ def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
                              solve_empties=args.solve_empties,
                              threat_nodes=args.threat_nodes,
                              threat_root_nodes=args.threat_root_nodes,
+                             threat_confirm_moves=args.threat_confirm_moves,
                              subgraphs=SubgraphSampling(count=args.subgraphs,
                                                         blend=args.subgraph_blend))
     except ValueError as exc:

@@ -1,0 +1,120 @@
+"""Gomoku: does the search walk into the opponent's win by threats? Positions from lost games.
+
+    saz bench guard --model models/gomoku.onnx --records DIR [DIR ...] --opponent aiwine
+                    [--judge 500000] [--visits 100]
+
+Not a speed measurement: a probe of the root's defence against threats, on the positions where
+it failed in real games. In every game of the records the `--opponent` won, it takes the position
+before the loser's move that first let the opponent win by a series of threats (the first ply at
+which the opponent, to move, has a VCT that the threat search finds within `--judge` positions).
+On each, the search plays a move at `--visits` visits (deterministic: every budget is counted in
+positions, none in seconds), once without the second look after the search
+(`threat_confirm_moves=0`) and once with the default, and the judge asks whether the opponent
+still has such a win after it. Many of these positions are lost already (no move stops the win);
+the probe counts how often each search found a move that the judge does not refute.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from saz.engine.evaluator import Evaluator
+from saz.engine.games import BLACK, WHITE
+from saz.engine.games.gomoku import Gomoku
+from saz.engine.search.mcts import MCTS, SearchLimits
+from saz.engine.search.options import SearchOptions
+from saz.protocol.sgf import parse_sgf
+from saz.protocol.vertex import vertices_for
+from saz.tools.match.match import opening_plies
+
+
+@dataclass(frozen=True)
+class Blunder:
+    """A position from a lost game: the loser to move, the opponent's win by threats one move
+    away. `record` and `ply` say where it came from (`ply` moves were played)."""
+
+    record: Path
+    ply: int
+    game: Gomoku
+
+
+def blunders(records: list[Path], opponent: str, judge: int) -> list[Blunder]:
+    """One position per game of `records` that `opponent` won and the judge can place."""
+    found = []
+    for record in records:
+        for path in sorted(record.glob("games/*.sgf")):
+            sgf = parse_sgf(path.read_text())
+            result = sgf.result or ""
+            winner = {"B": sgf.player_black, "W": sgf.player_white}.get(result[:1])
+            if winner != opponent or not result.startswith(("B+", "W+")):
+                continue
+            if any(node.has_setup for node in sgf.nodes):
+                raise ValueError(f"{path}: setup stones are not supported")
+            opponent_color = BLACK if sgf.player_black == opponent else WHITE
+            game = Gomoku(sgf.width, sgf.height, rule=sgf.rules or "freestyle")
+            opening = opening_plies(sgf.game_comment)  # the loser did not choose those moves
+            for node in sgf.nodes:
+                if game.is_over():
+                    break
+                if node.move is None:
+                    continue
+                if (game.to_move == opponent_color and len(game.moves) > opening
+                        and game.threat_win(judge, threes=True) is not None):
+                    before = game.copy()
+                    before.undo()
+                    found.append(Blunder(path, len(before.moves), before))
+                    break
+                game.play(node.move.move)
+    return found
+
+
+def refuted(game: Gomoku, move: int, judge: int) -> bool:
+    """Whether the opponent wins by threats (within `judge` positions) after `move`."""
+    after = game.copy()
+    after.play(move)
+    return not after.is_over() and after.threat_win(judge, threes=True) is not None
+
+
+def run(args: argparse.Namespace) -> int:
+    positions = blunders(args.records, args.opponent, args.judge)
+    if not positions:
+        print("no position found: did", args.opponent, "win any game of", *args.records)
+        return 1
+    evaluator = Evaluator(args.model, device="cpu", threads=1)
+    base = SearchOptions(seed=1)
+    searches = {"without the second look": replace(base, threat_confirm_moves=0),
+                "with it (default)": base}
+    safe = dict.fromkeys(searches, 0)
+    print(f"| record | ply | {' | '.join(searches)} |")
+    print("|---|---:|---|---|")
+    for blunder in positions:
+        cells = []
+        for name, options in searches.items():
+            move = MCTS(evaluator, options).search(
+                blunder.game, SearchLimits(visits=args.visits)).best_move
+            ok = not refuted(blunder.game, move, args.judge)
+            safe[name] += ok
+            vertex = vertices_for("gomoku", blunder.game.width, blunder.game.height).format(move)
+            cells.append(f"{vertex} {'holds' if ok else 'refuted'}")
+        where = f"{blunder.record.parent.parent.name}/{blunder.record.name}"
+        print(f"| {where} | {blunder.ply} | {' | '.join(cells)} |")
+    print()
+    print(f"{len(positions)} positions, {args.visits} visits, judged at {args.judge} positions:",
+          ", ".join(f"{name}: {n} held" for name, n in safe.items()))
+    return 0
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "guard", help="Gomoku: the root's defence against threats, on lost games' positions",
+        description="How often the search's move leaves the opponent a win by threats, with and "
+                    "without the second look, on the positions where real games were lost.")
+    p.add_argument("--model", required=True, help="an exported Gomoku model")
+    p.add_argument("--records", type=Path, nargs="+", required=True,
+                   help="directories of saz match records")
+    p.add_argument("--opponent", required=True, help="the winner's name in the records (PB/PW)")
+    p.add_argument("--judge", type=int, default=500_000,
+                   help="positions the judging threat search may visit (default 500000)")
+    p.add_argument("--visits", type=int, default=100, help="the search's visits (default 100)")
+    p.set_defaults(handler=run)
