@@ -1,7 +1,7 @@
 """`saz bench guard` (tools/bench/guard.py): which position of a lost game it takes, and the table.
 
-The record is a real one: docs/matches/gomoku-threats-rootfix-vs-aiwine-15x15, game 35, which
-the shipped model lost to AIWine as Black; game 1 of the same match, which it won, is skipped.
+The records are real: docs/matches/gomoku-threats-rootfix-vs-aiwine-15x15, game 6, which saz
+lost to AIWine as White, and game 1 of the same match, which saz won.
 """
 from __future__ import annotations
 
@@ -20,19 +20,19 @@ MATCH = Path(__file__).parents[1] / "docs" / "matches" / "gomoku-threats-rootfix
 @pytest.fixture
 def records(tmp_path: Path) -> Path:
     (tmp_path / "games").mkdir()
-    for number in (1, 35):
+    for number in (1, 6):
         shutil.copy(MATCH / "games" / f"{number:04d}.sgf", tmp_path / "games")
     return tmp_path
 
 
 def test_it_takes_the_move_before_the_winners_first_win_by_threats(records: Path) -> None:
     found = blunders([records], "aiwine", 500_000)
-    assert [(b.record.name, b.ply) for b in found] == [("0035.sgf", 14)]
+    assert [(b.record.name, b.ply) for b in found] == [("0006.sgf", 7)]
     position = found[0].game
-    assert position.to_move == 1 and len(position.moves) == 14  # Black, saz, to move
+    assert position.to_move == -1 and len(position.moves) == 7  # White, saz, to move
     turned = position.copy()
-    turned.set_to_move(-1)
-    assert turned.threat_win(500_000, threes=True) is not None  # White threatens already
+    turned.set_to_move(1)
+    assert turned.threat_win(500_000, threes=True) is not None  # Black threatens already
     # The other way round: only game 1, which AIWine lost.
     assert [b.record.name for b in blunders([records], "saz-rootfix", 500_000)] == ["0001.sgf"]
 
@@ -42,5 +42,5 @@ def test_the_table_judges_both_searches(records: Path,
     assert main(["guard", "--model", str(default_model_path("gomoku")), "--records",
                  str(records), "--opponent", "aiwine"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[2].split("|")[2:5] == [" 14 ", " F5 refuted ", " C10 holds "]
+    assert out[2].split("|")[2:5] == [" 7 ", " L10 refuted ", " L8 holds "]
     assert out[-1].endswith("without the second look: 0 held, with it (default): 1 held")

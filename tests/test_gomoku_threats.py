@@ -339,18 +339,18 @@ def test_a_fresh_root_searches_only_the_defences_against_a_win_by_fours() -> Non
 
 
 def test_a_guarded_search_confirms_the_move_it_plays() -> None:
-    """A 15x15 game the shipped model lost to AIWine as Black (docs/matches/
-    gomoku-threats-rootfix-vs-aiwine-15x15, game 35, before Black's 15th move). White, were it to
+    """A 15x15 game AIWine won against saz as Black (docs/matches/
+    gomoku-threats-rootfix-vs-aiwine-15x15, game 6, before White's 4th move). Black, were it to
     move, wins by threes, so the root guard screens the network's favourites at a quarter budget
-    each; the favourite, (5, 10), passes that screen but loses to a win by threats that takes
-    more search. The search now checks the move it would play more deeply, finds it lost, and
-    plays one that the same deep check does not refute."""
+    each; the shipped model's favourite after the search, (10, 5), passes that screen but loses
+    to a win by threats that takes more search. The search now checks the move it would play
+    more deeply, finds it lost, and plays one that the same deep check does not refute."""
     from saz.engine.evaluator import Evaluator
     from saz.engine.search import mcts
     from saz.engine.search.options import SearchOptions
 
     game = Gomoku(15)
-    for sgf in ["al", "ck", "ej", "dj", "ei", "ek", "di", "ci", "fl", "ch", "cj", "eh", "dh", "cg"]:
+    for sgf in ["jj", "kg", "ij", "lh", "ii", "jf", "mi"]:
         game.play(game.point(ord(sgf[0]) - 97, ord(sgf[1]) - 97))
     net = Evaluator(Path(__file__).parents[1] / "models" / "gomoku.onnx", threads=1)
 
@@ -364,7 +364,7 @@ def test_a_guarded_search_confirms_the_move_it_plays() -> None:
         return after.threat_win(800_000, threes=True) is not None
 
     unconfirmed = play(0)
-    assert unconfirmed == game.point(5, 10) and refuted(unconfirmed)
+    assert unconfirmed == game.point(10, 5) and refuted(unconfirmed)
     confirmed = play(SearchOptions.threat_confirm_moves)
     assert confirmed != unconfirmed and not refuted(confirmed)
 
