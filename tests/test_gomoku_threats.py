@@ -359,9 +359,7 @@ def test_a_guarded_search_confirms_the_move_it_plays() -> None:
         return search.search(game, mcts.SearchLimits(visits=100)).best_move
 
     def refuted(move: int) -> bool:  # within the confirmation's budget at 100 visits
-        after = game.copy()
-        after.play(move)
-        return after.threat_win(800_000, threes=True) is not None
+        return mcts.threat_refutes(game, move, 800_000)
 
     unconfirmed = play(0)
     assert unconfirmed == game.point(10, 5) and refuted(unconfirmed)

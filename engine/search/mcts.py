@@ -638,9 +638,7 @@ class MCTS:
         for move in ranked[:3 * _GUARDED_MOVES]:
             if safe >= _GUARDED_MOVES:
                 break
-            after = root.copy()
-            after.play(move)
-            if after.is_over() or after.threat_win(budget // 4, threes=True) is None:
+            if not threat_refutes(root, move, budget // 4):
                 safe += 1
             else:
                 self._tree.settle_root_move(move, 1.0)  # the opponent, to move there, wins
@@ -669,9 +667,7 @@ class MCTS:
             if not candidates:
                 break
             move = max(candidates)[2]
-            after = root.copy()
-            after.play(move)
-            if after.is_over() or after.threat_win(nodes, threes=True) is None:
+            if not threat_refutes(root, move, nodes):
                 break
             self._tree.settle_root_move(move, 1.0)
             refuted.add(move)
@@ -798,6 +794,15 @@ def _replays_to(root: Game, suffix: list[int], game: Game) -> bool:
 
 #: (move, visits, value, prior) of a visited root move, as `_core.Tree.root_children` gives it.
 _Child = tuple[int, int, float, float]
+
+
+def threat_refutes(root: Game, move: int, nodes: int) -> bool:
+    """Whether, after `move` in `root`, the opponent wins by threats (fours and threes) that the
+    threat search finds within `nodes` positions: the root guard's test of a move, also the
+    judge of `saz bench guard`."""
+    after = root.copy()
+    after.play(move)
+    return not after.is_over() and after.threat_win(nodes, threes=True) is not None
 
 
 def _unlimited(limits: SearchLimits) -> bool:

@@ -23,8 +23,7 @@ import numpy as np
 from saz.engine.evaluator import Evaluator
 from saz.engine.games import new_game
 from saz.engine.games.base import BLACK, WHITE, Game
-from saz.protocol.sgf import parse_sgf
-from saz.tools.match.match import opening_plies
+from saz.tools.match.match import opening_plies, read_records
 
 #: Positions evaluated in one batch.
 BATCH = 64
@@ -45,24 +44,20 @@ def player_positions(records: list[Path], players: list[str], rules: dict[str, f
     """(position, the move chosen there) for every move of one of `players` in the records,
     up to ply `max_ply` of each game (all of it when None)."""
     found = []
-    for record in records:
-        for path in sorted(record.glob("games/*.sgf")):
-            sgf = parse_sgf(path.read_text(encoding="utf-8"))
-            names = {BLACK: sgf.player_black, WHITE: sgf.player_white}
-            skip = opening_plies(sgf.game_comment)  # the set opening: nobody chose those
-            if any(node.has_setup for node in sgf.nodes):
-                raise ValueError(f"{path}: setup stones are not supported")
-            komi = {"komi": sgf.komi} if sgf.komi is not None and "komi" not in rules else {}
-            game = new_game(game_name, sgf.width, sgf.height, **rules, **komi)
-            for node in sgf.nodes:
-                if node.move is None or game.is_over():
-                    continue
-                if max_ply is not None and len(game.moves) >= max_ply:
-                    break
-                if (len(game.moves) >= skip and names.get(node.move.color) in players
-                        and node.move.move != game.pass_move):
-                    found.append((game.copy(), node.move.move))
-                game.play(node.move.move)
+    for _, sgf in read_records(records):
+        names = {BLACK: sgf.player_black, WHITE: sgf.player_white}
+        skip = opening_plies(sgf.game_comment)  # the set opening: nobody chose those
+        komi = {"komi": sgf.komi} if sgf.komi is not None and "komi" not in rules else {}
+        game = new_game(game_name, sgf.width, sgf.height, **rules, **komi)
+        for node in sgf.nodes:
+            if node.move is None or game.is_over():
+                continue
+            if max_ply is not None and len(game.moves) >= max_ply:
+                break
+            if (len(game.moves) >= skip and names.get(node.move.color) in players
+                    and node.move.move != game.pass_move):
+                found.append((game.copy(), node.move.move))
+            game.play(node.move.move)
     return found
 
 

@@ -22,11 +22,10 @@ from pathlib import Path
 from saz.engine.evaluator import Evaluator
 from saz.engine.games import BLACK, WHITE
 from saz.engine.games.gomoku import Gomoku
-from saz.engine.search.mcts import MCTS, SearchLimits
+from saz.engine.search.mcts import MCTS, SearchLimits, threat_refutes
 from saz.engine.search.options import SearchOptions
-from saz.protocol.sgf import parse_sgf
 from saz.protocol.vertex import vertices_for
-from saz.tools.match.match import opening_plies
+from saz.tools.match.match import opening_plies, read_records
 
 
 @dataclass(frozen=True)
@@ -42,38 +41,29 @@ class Blunder:
 def blunders(records: list[Path], opponent: str, judge: int) -> list[Blunder]:
     """One position per game of `records` that `opponent` won and the judge can place."""
     found = []
-    for record in records:
-        for path in sorted(record.glob("games/*.sgf")):
-            sgf = parse_sgf(path.read_text())
-            result = sgf.result or ""
-            winner = {"B": sgf.player_black, "W": sgf.player_white}.get(result[:1])
-            if winner != opponent or not result.startswith(("B+", "W+")):
+    for path, sgf in read_records(records):
+        result = sgf.result or ""
+        if not result.startswith(("B+", "W+")):
+            continue
+        opponent_color, winner = ((BLACK, sgf.player_black) if result[0] == "B"
+                                  else (WHITE, sgf.player_white))
+        if winner != opponent:
+            continue
+        game = Gomoku(sgf.width, sgf.height, rule=sgf.rules or "freestyle")
+        opening = opening_plies(sgf.game_comment)  # the loser did not choose those moves
+        for node in sgf.nodes:
+            if game.is_over():
+                break
+            if node.move is None:
                 continue
-            if any(node.has_setup for node in sgf.nodes):
-                raise ValueError(f"{path}: setup stones are not supported")
-            opponent_color = BLACK if sgf.player_black == opponent else WHITE
-            game = Gomoku(sgf.width, sgf.height, rule=sgf.rules or "freestyle")
-            opening = opening_plies(sgf.game_comment)  # the loser did not choose those moves
-            for node in sgf.nodes:
-                if game.is_over():
-                    break
-                if node.move is None:
-                    continue
-                if (game.to_move == opponent_color and len(game.moves) > opening
-                        and game.threat_win(judge, threes=True) is not None):
-                    before = game.copy()
-                    before.undo()
-                    found.append(Blunder(path, len(before.moves), before))
-                    break
-                game.play(node.move.move)
+            if (game.to_move == opponent_color and len(game.moves) > opening
+                    and game.threat_win(judge, threes=True) is not None):
+                before = game.copy()
+                before.undo()
+                found.append(Blunder(path, len(before.moves), before))
+                break
+            game.play(node.move.move)
     return found
-
-
-def refuted(game: Gomoku, move: int, judge: int) -> bool:
-    """Whether the opponent wins by threats (within `judge` positions) after `move`."""
-    after = game.copy()
-    after.play(move)
-    return not after.is_over() and after.threat_win(judge, threes=True) is not None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,14 +79,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"| record | ply | {' | '.join(searches)} |")
     print("|---|---:|---|---|")
     for blunder in positions:
+        vertices = vertices_for("gomoku", blunder.game.width, blunder.game.height)
         cells = []
         for name, options in searches.items():
             move = MCTS(evaluator, options).search(
                 blunder.game, SearchLimits(visits=args.visits)).best_move
-            ok = not refuted(blunder.game, move, args.judge)
+            ok = not threat_refutes(blunder.game, move, args.judge)
             safe[name] += ok
-            vertex = vertices_for("gomoku", blunder.game.width, blunder.game.height).format(move)
-            cells.append(f"{vertex} {'holds' if ok else 'refuted'}")
+            cells.append(f"{vertices.format(move)} {'holds' if ok else 'refuted'}")
         where = f"{blunder.record.parent.parent.name}/{blunder.record.name}"
         print(f"| {where} | {blunder.ply} | {' | '.join(cells)} |")
     print()

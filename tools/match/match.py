@@ -49,6 +49,7 @@ import numpy as np
 from saz.engine.engine import DEFAULT_SIZES
 from saz.engine.games import BLACK, GAME_NAMES, WHITE, GameError
 from saz.engine.model_card import ModelCardError
+from saz.protocol.sgf import SgfGame, parse_sgf
 from saz.protocol.sgf_writer import SgfInfo, format_sgf
 from saz.protocol.vertex import GtpValueError, vertices_for
 from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused
@@ -259,6 +260,18 @@ def opening_plies(game_comment: str | None) -> int:
 
 def sgf_path(number: int) -> str:
     return f"games/{number:04d}.sgf"
+
+
+def read_records(folders: Sequence[Path]) -> Iterator[tuple[Path, SgfGame]]:
+    """Every game record `saz match` wrote under `folders`, in order, with its path. A record
+    with setup stones (`AB`, `AW`, `AE`) is refused with ValueError: saz match never writes
+    them, and the readers replay the moves from the empty board."""
+    for folder in folders:
+        for path in sorted(folder.glob("games/*.sgf")):  # the names sgf_path gives
+            sgf = parse_sgf(path.read_text(encoding="utf-8"))
+            if any(node.has_setup for node in sgf.nodes):
+                raise ValueError(f"{path}: setup stones are not supported")
+            yield path, sgf
 
 
 def write_sgf(config: MatchConfig, number: int, game: GameRecord) -> Path:
