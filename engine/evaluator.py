@@ -76,6 +76,9 @@ class Evaluator:
         self.card = self._load_card(game)
         self._game_cls = self._check_card()
         self.game_name: str = self.card.game
+        #: The planes a batch carries (the game's); the network reads the first `num_features`
+        #: of them (fewer for a network trained before the game appended planes).
+        self.input_features: int = self._game_cls.num_features()
         self.num_features: int = self.card.num_features
         #: Whether the network has the auxiliary heads (`run_aux` returns None for one without).
         self.has_ownership: bool = "ownership" in self.card.outputs
@@ -110,10 +113,11 @@ class Evaluator:
             cls = game_class(card.game)
         except UnsupportedRuleError:
             raise self._fail(f"its card names an unknown game {card.game!r}") from None
-        if card.feature_version != cls.feature_version:
+        if (card.feature_version != cls.feature_version
+                and card.feature_version not in cls.feature_prefixes):
             raise self._fail(f"trained on {card.game} features version {card.feature_version}, "
                              f"but this engine encodes version {cls.feature_version}")
-        if card.feature_names != tuple(cls.feature_names):
+        if cls.features_read_by(card.feature_version, card.feature_names) is None:
             raise self._fail(f"trained on the features {list(card.feature_names)}, but this "
                              f"engine encodes {list(cls.feature_names)}")
         if card.opset != OPSET:
@@ -181,8 +185,9 @@ class Evaluator:
             mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Evaluate a raw batch of one board size.
 
-        x: `[B, num_nodes, F]` float32 (as `graph.encode` returns it; passed through uncopied when
-        C-contiguous float32). mask: optional `[B, num_nodes]`, bool or float32, nonzero = node kept
+        x: `[B, num_nodes, F]` float32, F the game's planes (as `graph.encode` returns it) or
+        the network's own (`num_features`); passed through uncopied when C-contiguous float32
+        and the network reads every plane. mask: optional `[B, num_nodes]`, bool or float32, nonzero = node kept
         (the extra node is kept regardless). Returns `(log_policy [B, num_nodes], value [B])`,
         float32; a masked-out node's log-probability is `model_card.MASKED_LOG_PROB`.
         """
@@ -192,10 +197,12 @@ class Evaluator:
     def _feed(self, x: np.ndarray, layout: GraphLayout,
               mask: np.ndarray | None) -> dict[str, np.ndarray]:
         """The session's inputs for a batch, its shapes checked."""
-        if x.ndim != 3 or x.shape[1] != layout.num_nodes or x.shape[2] != self.num_features:
+        if (x.ndim != 3 or x.shape[1] != layout.num_nodes
+                or x.shape[2] not in (self.input_features, self.num_features)):
             raise ValueError(f"x of shape {x.shape} does not fit [B, {layout.num_nodes}, "
-                             f"{self.num_features}] ({layout.width}x{layout.height}, "
+                             f"{self.input_features}] ({layout.width}x{layout.height}, "
                              f"{self.game_name})")
+        x = x[:, :, :self.num_features]  # a view; the copy below only for an older network
         if mask is None:
             mask = self._kept_everywhere(x.shape[0], layout.num_nodes)
         else:

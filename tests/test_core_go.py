@@ -37,7 +37,7 @@ def assert_same(game: Go, ref: ReferenceGo, rng: random.Random) -> None:
     for color in (BLACK, WHITE):
         assert game.area(color) == ref.area(color)
         assert game.captures(color) == ref.captures(color)
-    out, expected = (np.full((n + 1, 10), np.nan, dtype=np.float32) for _ in range(2))
+    out, expected = (np.full((n + 1, 14), np.nan, dtype=np.float32) for _ in range(2))
     game.encode(out)
     ref.encode(expected)
     assert not np.isnan(out).any()

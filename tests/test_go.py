@@ -177,7 +177,7 @@ def assert_agrees(game: Go, ref: Reference) -> None:
     assert [p for p in range(-2, n + 3) if game.is_legal(p)] == playable
     liberties = [len(ref.chain(ref.board, p)[1]) if ref.board[p] else 0 for p in range(n)]
     assert [game.liberties(p) for p in range(n)] == liberties
-    features = np.full((n + 1, 10), np.nan, dtype=np.float32)
+    features = np.full((n + 1, Go.num_features()), np.nan, dtype=np.float32)
     game.encode(features)
     me, board = ref.to_move, np.array(ref.board)
     libs = np.array(liberties)
@@ -192,7 +192,7 @@ def assert_agrees(game: Go, ref: Reference) -> None:
     expected[:n, 7] = (board == -me) & (libs == 2)
     expected[n, 8] = 1
     expected[n, 9] = -me * ref.komi / n
-    np.testing.assert_array_equal(features, expected)
+    np.testing.assert_array_equal(features[:, :10], expected)  # the line planes: their own test
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -855,7 +855,7 @@ def test_encode_planes(to_move: int) -> None:
         . X O
         X O .
         . . .""", to_move=to_move)
-    out = np.full((10, 10), np.nan, dtype=np.float32)
+    out = np.full((10, Go.num_features()), np.nan, dtype=np.float32)
     game.encode(out)
     own, other = ({1, 3}, {2, 4}) if to_move == BLACK else ({2, 4}, {1, 3})
     columns = {
@@ -873,12 +873,32 @@ def test_encode_planes(to_move: int) -> None:
     assert komi[9] == pytest.approx(7.5 / 9 * (1 if to_move == WHITE else -1))
 
 
+@pytest.mark.parametrize(("width", "height"), [(19, 19), (13, 9), (3, 2)])
+def test_encode_line_planes(width: int, height: int) -> None:
+    """line_k marks the points k-1 steps from the nearest edge, for k = 1..4; the points further
+    in (the centre of a large board) and the extra node have none. Stones change nothing."""
+    game = Go(width, height)
+    game.play(0)
+    out = np.full((width * height + 1, Go.num_features()), np.nan, dtype=np.float32)
+    game.encode(out)
+    first = Go.feature_names.index("line_1")
+    assert Go.feature_names[first:] == ("line_1", "line_2", "line_3", "line_4")
+    lines = out[:, first:first + 4]
+    assert set(np.unique(lines).tolist()) <= {0.0, 1.0}
+    for p in range(width * height):
+        x, y = p % width, p // width
+        steps = min(x, y, width - 1 - x, height - 1 - y)
+        expected = [1.0 if k == steps else 0.0 for k in range(4)]
+        assert lines[p].tolist() == expected, (x, y)
+    assert not lines[-1].any()
+
+
 def test_encode_marks_illegal_points_and_a_finished_game() -> None:
     game = Go.from_diagram("""
         . O .
         O . .
         . . .""")
-    out = np.empty((10, 10), dtype=np.float32)
+    out = np.empty((10, Go.num_features()), dtype=np.float32)
     game.encode(out)
     assert np.flatnonzero(out[:, 3]).tolist() == [2, 4, 5, 6, 7, 8, 9]  # 0 is suicide
     game.play(9)

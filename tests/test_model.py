@@ -37,6 +37,7 @@ from saz.tools.train.model import (
     PolicyValueNetExport,
     collate,
     deepen,
+    widen_inputs,
 )
 
 F = game_class("othello").num_features()  # input width of the torch-only tests (Othello's)
@@ -153,6 +154,41 @@ def test_deepen_refuses_any_other_change() -> None:
         fresh = PolicyValueNet(config).state_dict()
         with pytest.raises(ValueError, match="layers"):
             deepen(trained.state_dict(), trained.config, fresh, config)
+
+
+def test_a_widened_network_computes_what_it_was_on_the_old_planes() -> None:
+    """The game appended planes: the widened network, fed the old planes and anything in the new
+    ones, equals the trained one on the old planes; the new columns are live."""
+    trained = trained_like_net(F, heads=True)
+    state, config = widen_inputs(trained.state_dict(), trained.config, F + 3)
+    assert config == replace(trained.config, num_features=F + 3)
+    widened = PolicyValueNet(config)
+    widened.load_state_dict(state)
+    widened.eval()
+    rng = np.random.default_rng(5)
+    lays = [layout(5, 5), layout(9, 9)]
+    xs = [random_x(rng, 1, lay)[0] for lay in lays]
+    wide = [np.concatenate([x, rng.integers(0, 2, (x.shape[0], 3)).astype(np.float32)], axis=1)
+            for x in xs]
+    with torch.inference_mode():
+        want = trained(*collate(xs, lays))
+        got = widened(*collate(wide, lays))
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), atol=1e-6)
+    widened.train()
+    log_policy, value, _, _ = widened(*collate(wide, lays))
+    (value.sum() + log_policy.max()).backward()
+    assert widened.convs[0].nn[0].weight.grad[:, F:].abs().sum() > 0
+
+
+def test_widen_inputs_refuses_to_narrow_or_to_widen_a_residual_first_layer() -> None:
+    trained = trained_like_net(F)
+    for width in (F, F - 1):
+        with pytest.raises(ValueError, match="only widens"):
+            widen_inputs(trained.state_dict(), trained.config, width)
+    residual = trained_like_net(16, hidden=16)  # the input is added to the first layer's output
+    with pytest.raises(ValueError, match="residual"):
+        widen_inputs(residual.state_dict(), residual.config, 20)
 
 
 def test_policy_is_a_distribution_over_each_graph_and_value_in_range() -> None:
@@ -347,7 +383,7 @@ def test_export_writes_an_opset_18_file_with_dynamic_batch_and_nodes(
     assert tuple(i.name for i in model.graph.input) == INPUT_NAMES
     assert tuple(o.name for o in model.graph.output) == OUTPUT_NAMES
     x_dims = [d.dim_param or d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
-    assert x_dims == ["batch", "nodes", 10]
+    assert x_dims == ["batch", "nodes", 14]
     ops = {node.op_type for node in model.graph.node}
     assert not ops & {"ScatterElements", "ScatterND", "Scatter"}
 
@@ -384,7 +420,7 @@ def test_export_refuses_a_file_that_disagrees_with_torch(
     """An exported graph that computes something else never ships: here the "export" step
     writes another network's file (same shape, other weights)."""
     model = tiny_model("go")
-    other = trained_like_net(10, seed=1)
+    other = trained_like_net(14, seed=1)
     assert check_parity(other, model.path) > 1e-2
 
     def write_the_wrong_file(twin: PolicyValueNetExport, path: Path) -> None:

@@ -530,6 +530,41 @@ def test_a_run_grows_its_network_deeper_when_its_config_asks(tmp_path: Path) -> 
     assert load_checkpoint(run / "checkpoint.pt").training["generations"] == 2
 
 
+def test_a_run_of_older_go_features_widens_its_input_and_trains_on(tmp_path: Path) -> None:
+    """A Go checkpoint of features version 1 (the ten planes before the line planes) resumes
+    with the input widened (the record says so) and trains the new columns; a checkpoint whose
+    features this saz cannot extend is refused."""
+    from dataclasses import replace
+
+    from saz.engine.games.go import Go
+    from saz.tools.train.checkpoint import load_checkpoint, save_checkpoint
+    from saz.tools.train.model import INPUT_WEIGHT
+    from saz.tools.train.run import main
+
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_CONFIG.replace('"5x5", "6x6"', '"5x5"').replace("every = 2", "every = 0"))
+    run = tmp_path / "run"
+    assert main(["--game", "go", "--config", str(config), "--out", str(run),
+                 "--generations", "1"]) == 0
+    trained = load_checkpoint(run / "checkpoint.pt")
+    state = dict(trained.state_dict)
+    state[INPUT_WEIGHT] = state[INPUT_WEIGHT][:, :10].clone()
+    old = replace(trained, config=replace(trained.config, num_features=10), state_dict=state,
+                  feature_version=1, feature_names=Go.feature_names[:10])
+    save_checkpoint(old, run / "checkpoint.pt")
+    assert main(["--out", str(run), "--resume", "--generations", "2"]) == 0
+    widened = load_checkpoint(run / "checkpoint.pt")
+    assert (widened.feature_version, widened.feature_names) == (2, Go.feature_names)
+    weight = widened.state_dict[INPUT_WEIGHT]
+    assert weight.shape[1] == 14 and weight[:, 10:].abs().sum() > 0  # trained, not left at zero
+    assert widened.training["sessions"][-1]["widened_features"] == [10, 14]
+    assert "widened_features" not in widened.training["sessions"][0]
+
+    save_checkpoint(replace(old, feature_version=7), run / "checkpoint.pt")
+    assert main(["--out", str(run), "--resume", "--generations", "3"]) == 1
+    assert load_checkpoint(run / "checkpoint.pt").feature_version == 7  # left as it was
+
+
 def test_the_torch_runtime_runs_what_onnxruntime_runs(tiny_model, tmp_path: Path) -> None:
     """`selfplay.runtime = torch` plays with the export twin on the generation's weights: the
     same outputs as the ONNX file in onnxruntime, masked or not."""

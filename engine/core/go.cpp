@@ -41,8 +41,10 @@ namespace {
 constexpr int kMinSize = 2;
 constexpr int kMaxSize = 25;
 // own, opponent, empty, legal, own_atari, opponent_atari, own_two_liberties,
-// opponent_two_liberties, extra, komi
-constexpr int kFeatures = 10;
+// opponent_two_liberties, extra, komi (features version 1), then line_1 .. line_4 (version 2)
+constexpr int kFeatures = 14;
+constexpr int kLineFeature = 10;  // the plane of line 1; lines 2..kLines follow
+constexpr int kLines = 4;         // lines 5 and beyond are all zeros: the centre of any board
 
 // The Zobrist keys of one board size: per point for a black and a white stone, and for White to
 // move. They come from the Python layer (engine/games/zobrist.py), so that a position hashes the
@@ -81,6 +83,8 @@ class GoPosition final : public Position {
       if (y > 0) nbrs_[p][k++] = p - width;
       num_nbrs_[p] = k;
       for (int i = 0; i < k; ++i) nbr_mask_[p].set(nbrs_[p][i]);
+      const int line = std::min(std::min(x, width - 1 - x), std::min(y, height - 1 - y));
+      if (line < kLines) line_[line].set(p);
     }
     color_.assign(n, EMPTY);
     root_.assign(n, 0);
@@ -267,6 +271,7 @@ class GoPosition final : public Position {
     plane(theirs & one, 5);
     plane(mine & two, 6);
     plane(theirs & two, 7);
+    for (int line = 0; line < kLines; ++line) plane(line_[line], kLineFeature + line);
     float* extra = out + n * kFeatures;
     extra[3] = open;  // the pass
     extra[8] = 1.0f;
@@ -576,6 +581,10 @@ class GoPosition final : public Position {
   double komi_;
   std::shared_ptr<const Keys> keys_;
   BB full_, not_first_, not_last_;
+  // The points of the first kLines lines from the edge. A GIN layer sees one step further, so
+  // the network can tell how far the edge is only within its depth; these planes tell every
+  // point, on 19x19 as on the 9x9 boards it trained on.
+  BB line_[kLines];
   int nbrs_[kMaxSize * kMaxSize][4];
   int num_nbrs_[kMaxSize * kMaxSize];
   BB nbr_mask_[kMaxSize * kMaxSize];

@@ -14,7 +14,9 @@ from __future__ import annotations
 import enum
 import operator
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -137,6 +139,10 @@ class Game(ABC):
     feature_names: ClassVar[tuple[str, ...]]
     #: Bumped whenever the meaning of the features changes; a model card must match it.
     feature_version: ClassVar[int]
+    #: Older feature versions whose planes are this version's first k, unchanged (planes were
+    #: only appended since): `{version: k}`. A network trained on one still runs (the evaluator
+    #: feeds it those k planes), and a training run resumed from one grows its input.
+    feature_prefixes: ClassVar[Mapping[int, int]] = MappingProxyType({})
     #: Whether a side whose only legal move is the pass passes without being asked (Othello):
     #: referees play it for the side, and GTP does not send it (engines skip such a side
     #: themselves). Where False (Go), a pass is a move like any other.
@@ -198,6 +204,17 @@ class Game(ABC):
     @classmethod
     def num_features(cls) -> int:
         return len(cls.feature_names)
+
+    @classmethod
+    def features_read_by(cls, version: int, names: Sequence[str]) -> int | None:
+        """How many of this version's planes, from the first, a network trained on features
+        `version` named `names` reads: all of them for this version, k for an older version
+        listed in `feature_prefixes` whose names are this version's first k; None when the
+        network cannot read these features at all."""
+        if version == cls.feature_version:
+            return len(names) if tuple(names) == cls.feature_names else None
+        k = cls.feature_prefixes.get(version)
+        return k if k is not None and tuple(names) == cls.feature_names[:k] else None
 
     # -- state --------------------------------------------------------------------------------
     @property

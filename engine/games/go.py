@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import ClassVar
 
 import numpy as np
@@ -101,8 +102,13 @@ class Go(Game):
     feature_names = (
         "own", "opponent", "empty", "legal", "own_atari", "opponent_atari",
         "own_two_liberties", "opponent_two_liberties", "extra", "komi",
+        "line_1", "line_2", "line_3", "line_4",
     )
-    feature_version = 1
+    #: Version 2 added the line planes (a point on the first line from the edge, the second, the
+    #: third, the fourth; beyond, none): without them the network's six GIN layers told a 19x19
+    #: point nothing of an edge more than six steps away.
+    feature_version = 2
+    feature_prefixes: ClassVar[Mapping[int, int]] = MappingProxyType({1: 10})
     RULES: ClassVar[tuple[str, ...]] = RULES
 
     def __init__(self, width: int, height: int | None = None, *, komi: float = 7.5,

@@ -662,6 +662,15 @@ class ReferenceGo(Game):
         out[:, 9] = 0.0
         # Komi helps White: positive when White is to move.
         out[n, 9] = -me * self.rules.komi / n
+        # Features version 2: the line planes, a point k-1 steps from the nearest edge in line_k
+        # (k = 1..4), nothing further in or on the extra node.
+        out[:, 10:14] = 0.0
+        width, height = self.width, self.height
+        for p in range(n):
+            x, y = p % width, p // width
+            steps = min(x, y, width - 1 - x, height - 1 - y)
+            if steps < 4:
+                out[p, 10 + steps] = 1.0
 
     # -- copies -----------------------------------------------------------------------------------
     def copy(self) -> ReferenceGo:

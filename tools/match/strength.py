@@ -249,6 +249,8 @@ def training_markdown(training: Mapping[str, Any]) -> str:
         generations = f"{made[0]}-{made[1]}" if made else "none"
         if s.get("grew_layers"):  # this session deepened the network first (`deepen`)
             generations += " (grew from {} to {} layers)".format(*s["grew_layers"])
+        if s.get("widened_features"):  # the game had appended feature planes (`widen_inputs`)
+            generations += " (input widened from {} to {} planes)".format(*s["widened_features"])
         lines.append(_line([str(s.get("started", "")), _code(str(s.get("command", ""))),
                             generations,
                             f"{float(s.get('wall_seconds', 0)) / 3600:.2f}",

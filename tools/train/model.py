@@ -329,6 +329,35 @@ def deepen(trained: Mapping[str, Tensor], trained_config: NetConfig,
     return state
 
 
+#: The one weight that reads the input planes: the first linear layer of the first GIN layer.
+INPUT_WEIGHT = "convs.0.nn.0.weight"
+
+
+def widen_inputs(trained: Mapping[str, Tensor], trained_config: NetConfig,
+                 num_features: int) -> tuple[dict[str, Tensor], NetConfig]:
+    """A trained network's weights for `num_features` input planes, computing exactly the same
+    function: the game appended planes to its features (`Game.feature_prefixes`), so the first
+    `trained_config.num_features` planes mean what they meant and the new ones come after.
+
+    Only the first GIN layer reads the input; its weight gains zero columns for the new planes,
+    which therefore change nothing until training moves them. Returns the weights and the
+    widened config. ValueError when the network would lose planes, or when its first layer is
+    residual (a network whose input width equals its hidden width adds the input itself).
+    """
+    old = trained_config.num_features
+    if num_features <= old:
+        raise ValueError(f"a network's input only widens: {old} planes cannot become "
+                         f"{num_features}")
+    if old == trained_config.hidden:
+        raise ValueError(f"the first layer adds its {old} input planes to its output "
+                         "(residual): new planes cannot come in silently")
+    state = {name: tensor.clone() for name, tensor in trained.items()}
+    weight = trained[INPUT_WEIGHT]
+    state[INPUT_WEIGHT] = torch.cat([weight, weight.new_zeros(weight.shape[0],
+                                                              num_features - old)], dim=1)
+    return state, replace(trained_config, num_features=num_features)
+
+
 def _last_node_of_each_graph(batch: Tensor) -> Tensor:
     """Bool `[total_nodes]`: True at each graph's last node, its extra node."""
     last = torch.ones_like(batch, dtype=torch.bool)

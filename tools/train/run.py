@@ -67,7 +67,7 @@ from saz.tools.train.export import ExportError, export_checkpoint
 from saz.tools.train.learner import Learner, Losses
 from saz.tools.train.lockstep import Lockstep
 from saz.tools.train.metrics import MetricsLog, columns_for, eval_column, plies_column, plot
-from saz.tools.train.model import NetConfig, PolicyValueNet, deepen
+from saz.tools.train.model import NetConfig, PolicyValueNet, deepen, widen_inputs
 from saz.tools.train.torch_evaluator import weights_path
 from saz.tools.train.positions import PositionBatch
 from saz.tools.train.replay import ReplayBuffer
@@ -167,6 +167,8 @@ class Trainer:
         self._selfplay_on_gpu = False
         #: (layers before, layers now) when this session grew the network (`deepen`).
         self._grown: tuple[int, int] | None = None
+        #: (planes before, planes now) when this session widened the network's input.
+        self._widened: tuple[int, int] | None = None
         #: Games and positions each node played over the run (the local machine is "local").
         self.nodes: dict[str, dict[str, Any]] = {}
 
@@ -196,13 +198,15 @@ class Trainer:
         # A run carried to another machine may be its committed files alone (config, checkpoint,
         # metrics): the rest is rebuilt, the replay buffer from the next generations' self-play.
         self._make_folders()
-        state = checkpoint.state_dict
+        state, trained_config = checkpoint.state_dict, checkpoint.config
+        if tuple(checkpoint.feature_names) != self.game_cls.feature_names:
+            state, trained_config = self._widen(checkpoint)
         # Dropout may change between sessions; any other change of shape must be a deeper
         # network, grown from the trained one.
-        grown = replace(checkpoint.config, dropout=self.net.config.dropout) != self.net.config
+        grown = replace(trained_config, dropout=self.net.config.dropout) != self.net.config
         if grown:
             try:
-                state = deepen(state, checkpoint.config, self.net.state_dict(), self.net.config)
+                state = deepen(state, trained_config, self.net.state_dict(), self.net.config)
             except ValueError as exc:
                 raise RunError(f"the [network] of {self.run.config} does not fit the network "
                                f"of {self.run.checkpoint}: {exc}") from None
@@ -215,8 +219,10 @@ class Trainer:
         record = checkpoint.training
         self.generation = int(record["generations"])
         self.learner.step = int(record["steps"])
-        # Adam's moments belong to the old parameters; a grown network rebuilds its own.
-        if checkpoint.optimizer_state is not None and not grown:
+        # Adam's moments belong to the old parameters; a grown or widened network rebuilds its
+        # own.
+        reshaped = grown or self._widened is not None
+        if checkpoint.optimizer_state is not None and not reshaped:
             self.learner.optimizer.load_state_dict(checkpoint.optimizer_state)
         self.totals = {"games": int(record["games"]), "positions": int(record["positions"])}
         self.wall_before = float(record["wall_seconds"])
@@ -232,12 +238,33 @@ class Trainer:
             match = _GENERATION_FILE.match(path.name)
             if match and int(match.group(1)) > self.generation:
                 path.unlink()
-        if not self.run.model_of(self.generation).is_file() or (
+        if reshaped or not self.run.model_of(self.generation).is_file() or (
                 self.config.selfplay.runtime == "torch"
                 and not weights_path(self.run.model_of(self.generation)).is_file()):
-            # The committed network, or, grown, the same function in the new shape.
-            self._export(self._checkpoint() if grown else checkpoint, self.generation)
+            # The committed network, or, reshaped, the same function in the new shape.
+            self._export(self._checkpoint() if reshaped else checkpoint, self.generation)
         self._publish()
+
+    def _widen(self, checkpoint: Checkpoint) -> tuple[dict[str, torch.Tensor], NetConfig]:
+        """The checkpoint's network reading the game's features, when the game has appended
+        planes since it was trained (`Game.feature_prefixes`): zero columns for the new ones."""
+        game = self.game_cls
+        old, new = len(checkpoint.feature_names), game.num_features()
+        if game.features_read_by(checkpoint.feature_version, checkpoint.feature_names) is None:
+            raise RunError(f"{self.run.checkpoint} was trained on {checkpoint.game} features "
+                           f"version {checkpoint.feature_version} "
+                           f"({list(checkpoint.feature_names)}); this saz encodes version "
+                           f"{game.feature_version} ({list(game.feature_names)}), which does "
+                           "not extend them")
+        try:
+            widened = widen_inputs(checkpoint.state_dict, checkpoint.config, new)
+        except ValueError as exc:
+            raise RunError(f"cannot widen {self.run.checkpoint}: {exc}") from None
+        self._widened = (old, new)
+        print(f"saz train: the network's input grows from {old} to {new} feature planes "
+              f"(version {checkpoint.feature_version} to {game.feature_version}; the new planes "
+              "start silent); the optimiser starts afresh", file=sys.stderr)
+        return widened
 
     def load_buffer(self) -> None:
         self.buffer.load()
@@ -399,6 +426,8 @@ class Trainer:
         }
         if self._grown is not None:
             session["grew_layers"] = list(self._grown)
+        if self._widened is not None:
+            session["widened_features"] = list(self._widened)
         return session
 
     def _row(self, g: int, meta: dict[str, Any], losses: Losses,
