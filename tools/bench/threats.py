@@ -17,27 +17,25 @@ import time
 from pathlib import Path
 
 from saz.engine.games.gomoku import Gomoku
-from saz.protocol.sgf import parse_sgf
+from saz.tools.match.match import read_records
 
 DEFAULT_RECORDS = ("docs/matches/gomoku-threats-vs-aiwine-15x15",)
 
 
 def positions(records: list[Path], min_stones: int, limit: int) -> list[Gomoku]:
     found = []
-    for record in records:
-        for path in sorted(record.glob("games/*.sgf")):
-            sgf = parse_sgf(path.read_text())
-            game = Gomoku(sgf.width, sgf.height)
-            for node in sgf.nodes:
-                if node.move is None:
-                    continue
-                game.play(node.move.move)
-                if (game.is_over() or len(game.moves) < min_stones or game.winning_moves()
-                        or game.forced_moves() is not None):
-                    continue
-                found.append(game.copy())
-                if len(found) >= limit:
-                    return found
+    for _, sgf in read_records(records):
+        game = Gomoku(sgf.width, sgf.height)
+        for node in sgf.nodes:
+            if node.move is None:
+                continue
+            game.play(node.move.move)
+            if (game.is_over() or len(game.moves) < min_stones or game.winning_moves()
+                    or game.forced_moves() is not None):
+                continue
+            found.append(game.copy())
+            if len(found) >= limit:
+                return found
     return found
 
 

@@ -1,0 +1,41 @@
+"""`saz bench threats` (tools/bench/threats.py): the positions it takes from match records.
+
+The record is real: docs/matches/gomoku-threats-rootfix-vs-aiwine-15x15, game 6.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from saz.tools.bench.threats import positions
+
+GAME = (Path(__file__).parents[1] / "docs" / "matches" / "gomoku-threats-rootfix-vs-aiwine-15x15"
+        / "games" / "0006.sgf")
+
+
+@pytest.fixture
+def records(tmp_path: Path) -> Path:
+    (tmp_path / "games").mkdir()
+    shutil.copy(GAME, tmp_path / "games")
+    return tmp_path
+
+
+def test_every_open_position_with_enough_stones_and_no_forced_move(records: Path) -> None:
+    found = positions([records], min_stones=6, limit=400)
+    assert found, "game 6 has open positions"
+    for game in found:
+        assert (game.width, game.height) == (15, 15)
+        assert len(game.moves) >= 6 and not game.is_over()
+        assert not game.winning_moves() and game.forced_moves() is None
+    plies = [len(game.moves) for game in found]
+    assert plies == sorted(set(plies))  # one position a ply, in the game's order
+    assert [len(g.moves) for g in positions([records], 6, 2)] == plies[:2]
+
+
+def test_a_record_with_setup_stones_is_refused(records: Path) -> None:
+    path = records / "games" / "0006.sgf"
+    path.write_text(path.read_text().replace(";B[", ";AB[aa];B[", 1))
+    with pytest.raises(ValueError, match="setup stones are not supported"):
+        positions([records], min_stones=6, limit=400)
