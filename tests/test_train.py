@@ -90,6 +90,14 @@ def test_packed_positions_round_trip() -> None:
     assert np.array_equal(packed.policy.astype(np.float32), policy)
 
 
+def test_positions_packed_with_another_number_of_features_are_refused() -> None:
+    """Unpacking 4-feature bits as 6 features would read zeros past the end, silently."""
+    arrays = batch(5, 5, 3, features=4).to_arrays()
+    assert len(PositionBatch.from_arrays(arrays, 4)[0]) == 3
+    with pytest.raises(ValueError, match="another number of features than 6"):
+        PositionBatch.from_arrays(arrays, 6)
+
+
 def test_a_real_valued_point_feature_cannot_be_packed() -> None:
     x = np.zeros((1, 26, 4), np.float32)
     x[0, 3, 1] = 0.5
@@ -559,6 +567,9 @@ def test_a_run_of_older_go_features_widens_its_input_and_trains_on(tmp_path: Pat
     assert weight.shape[1] == 14 and weight[:, 10:].abs().sum() > 0  # trained, not left at zero
     assert widened.training["sessions"][-1]["widened_features"] == [10, 14]
     assert "widened_features" not in widened.training["sessions"][0]
+    # The buffer the old network's self-play filled is set aside, not read as the new planes.
+    assert [p.name for p in (run / "replay-features-v1").iterdir()] == ["gen_00001.npz"]
+    assert sorted(p.name for p in (run / "replay").iterdir()) == ["gen_00002.npz"]
 
     save_checkpoint(replace(old, feature_version=7), run / "checkpoint.pt")
     assert main(["--out", str(run), "--resume", "--generations", "3"]) == 1

@@ -130,6 +130,10 @@ class PositionBatch:
             width, height = (int(v) for v in size.split("x"))
             value = arrays[f"{size}/value"]
             t = len(value)
+            packed = arrays[f"{size}/bits"].shape[1]
+            if packed != -(-width * height * num_features // 8):
+                raise ValueError(f"the {size} positions were packed with another number of "
+                                 f"features than {num_features} ({packed} bytes a position)")
             missing = {"ownership": np.zeros((t, width * height), np.int8),
                        "score": np.zeros(t, np.float32), "counted": np.zeros(t, bool)}
             out.append(cls(width, height, num_features,

@@ -105,8 +105,11 @@ class ReplayBuffer:
                 continue
             with np.load(path) as arrays:
                 meta = json.loads(str(arrays[_META]))
-                parts = PositionBatch.from_arrays(
-                    {k: arrays[k] for k in arrays.files if k != _META}, self.num_features)
+                try:
+                    parts = PositionBatch.from_arrays(
+                        {k: arrays[k] for k in arrays.files if k != _META}, self.num_features)
+                except ValueError as exc:
+                    raise ValueError(f"{path}: {exc}") from None
             kept.append(_Generation(generation, parts, meta))
             total += len(kept[-1])
         for entry in reversed(kept):

@@ -264,10 +264,25 @@ class Trainer:
         print(f"saz train: the network's input grows from {old} to {new} feature planes "
               f"(version {checkpoint.feature_version} to {game.feature_version}; the new planes "
               "start silent); the optimiser starts afresh", file=sys.stderr)
+        # The buffer's positions carry the old planes only: set them aside, and self-play
+        # refills it, as on a machine the buffer never reached.
+        replay = self.run.replay
+        if any(replay.iterdir()):
+            aside = replay.with_name(f"{replay.name}-features-v{checkpoint.feature_version}")
+            if aside.exists():
+                raise RunError(f"cannot set the old replay buffer aside: {aside} exists")
+            replay.rename(aside)
+            replay.mkdir()
+            print(f"saz train: the replay buffer holds features version "
+                  f"{checkpoint.feature_version}; moved to {aside}, refilled from self-play",
+                  file=sys.stderr)
         return widened
 
     def load_buffer(self) -> None:
-        self.buffer.load()
+        try:
+            self.buffer.load()
+        except ValueError as exc:  # positions packed for other features
+            raise RunError(f"cannot read the replay buffer: {exc}") from None
         for generation in self.buffer.generations:
             if generation <= self.generation:
                 self.resignation.observe(self.buffer.meta(generation)["resign_checks"])
