@@ -72,7 +72,8 @@ class ModelCard:
     game: str
     #: The rules parameters the network was trained under (e.g. komi), as the game names them.
     rules: Mapping[str, Any]
-    #: `Game.feature_version` at training time; the engine refuses another.
+    #: `Game.feature_version` at training time; the engine refuses another, unless the game
+    #: lists it in `feature_prefixes` (planes appended since).
     feature_version: int
     #: `Game.feature_names` at training time, in input order; their count is the input width.
     feature_names: tuple[str, ...]

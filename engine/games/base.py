@@ -137,7 +137,8 @@ class Game(ABC):
     name: ClassVar[str]
     #: Names of the node feature planes `encode` writes, in order; the model's input width.
     feature_names: ClassVar[tuple[str, ...]]
-    #: Bumped whenever the meaning of the features changes; a model card must match it.
+    #: Bumped whenever the meaning of the features changes; a model card must match it, or
+    #: name an older version listed in `feature_prefixes`.
     feature_version: ClassVar[int]
     #: Older feature versions whose planes are this version's first k, unchanged (planes were
     #: only appended since): `{version: k}`. A network trained on one still runs (the evaluator

@@ -348,7 +348,8 @@ def widen_inputs(trained: Mapping[str, Tensor], trained_config: NetConfig,
     if num_features <= old:
         raise ValueError(f"a network's input only widens: {old} planes cannot become "
                          f"{num_features}")
-    if old == trained_config.hidden:
+    first_in, first_out = _Network._mlp_widths(trained_config)[0]
+    if first_in == first_out:  # the rule that makes a layer residual (`_Network._residual`)
         raise ValueError(f"the first layer adds its {old} input planes to its output "
                          "(residual): new planes cannot come in silently")
     state = {name: tensor.clone() for name, tensor in trained.items()}
