@@ -9,6 +9,7 @@
     saz bench opening --model models/go.onnx              (see tools/bench/opening.py)
     saz bench agreement --model M --records DIR --player NAME (see tools/bench/agreement.py)
     saz bench guard --model M --records DIR --opponent NAME (see tools/bench/guard.py)
+    saz bench judgement --estimates CSV --model M        (see tools/bench/judgement.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
 each board size x batch size, and the same network in torch eager (the torch-geometric model under
@@ -45,6 +46,7 @@ from saz.tools.bench import clock as bench_clock
 from saz.tools.bench import gomocup as bench_gomocup
 from saz.tools.bench import gtp as bench_gtp
 from saz.tools.bench import guard as bench_guard
+from saz.tools.bench import judgement as bench_judgement
 from saz.tools.bench import memory as bench_memory
 from saz.tools.bench import opening as bench_opening
 from saz.tools.bench import search as bench_search
@@ -262,6 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_threats.add_parser(subparsers)
     bench_opening.add_parser(subparsers)
     bench_agreement.add_parser(subparsers)
+    bench_judgement.add_parser(subparsers)
     bench_guard.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
