@@ -135,3 +135,11 @@ def test_a_model_of_another_game_is_refused(records: Path, tmp_path: Path,
     with pytest.raises(SystemExit, match="is a model of othello, not of Go"):
         cli.main(["judgement", "--estimates", str(table), "--model",
                   str(tiny_model("othello").path)])
+
+
+def test_a_missing_table_or_estimator_is_a_clear_error(tmp_path: Path, records: Path) -> None:
+    with pytest.raises(SystemExit, match="No such file"):
+        cli.main(["judgement", "--estimates", str(tmp_path / "none.csv"), "--model", "m.onnx"])
+    with pytest.raises(SystemExit, match="the estimator failed: .*not installed"):
+        cli.main(["judgement", "--estimates", str(tmp_path / "out.csv"), "--records",
+                  str(records), "--estimator", "no-such-engine --mode gtp"])

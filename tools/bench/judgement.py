@@ -1,16 +1,16 @@
-"""Does a Go network know who is ahead? Its value and score heads against a reference estimate.
+"""Does a Go network know who leads? Its value, score and ownership against a reference's estimate.
 
     # the reference, once (GNU Go's `estimate_score`, about 0.2 s a 19x19 position):
     saz bench judgement --estimator "gnugo --mode gtp --level 10 --chinese-rules" \
         --records docs/matches/go-run-gen426-vs-gnugo-l1-19x19 --every 10 --max-ply 300 \
-        --estimates docs/matches/gnugo-estimates-19x19.csv
+        --estimates docs/matches/gnugo-l10-estimates-19x19.csv
     # then any number of networks, on the same positions:
-    saz bench judgement --estimates docs/matches/gnugo-estimates-19x19.csv \
+    saz bench judgement --estimates docs/matches/gnugo-l10-estimates-19x19.csv \
         --model models/go.onnx --model docs/experiments/go-run-lines/gen481.onnx
 
-Not a speed measurement. At 19x19 every 20-game match against GNU Go level 1 ends 0-20 and the
-networks' values there read +0.5 for the side GNU Go counts 50 points behind: a match cannot tell
-two networks apart, this probe can. The positions are every `--every`th ply of saz match
+Not a speed measurement. At 19x19 every 20-game match against GNU Go level 1 ends 0-20, so a
+match cannot tell two networks apart; this probe asks where they go wrong (docs/STRENGTH.md, "Who
+leads at 19x19?"). The positions are every `--every`th ply of saz match
 records; the reference is a GTP engine's estimate of Black's lead in each (`loadsgf FILE N`
 then GNU Go's `estimate_score`), written once to a CSV (record, ply, lead), so that comparing
 networks later needs neither the engine nor its minutes. For each network the table gives, over
@@ -207,22 +207,25 @@ def run(args: argparse.Namespace) -> int:
     if args.estimator is not None:
         if not args.records:
             raise SystemExit("saz bench judgement: --estimator needs --records")
-        command = shlex.split(args.estimator)
-        command[0] = resolve_program(command[0])  # Debian's gnugo lives in /usr/games
         try:
+            command = shlex.split(args.estimator)
+            command[0] = resolve_program(command[0])  # Debian's gnugo lives in /usr/games
             with GtpClient(command) as reference:
                 found = estimate(reference, args.records, args.every, args.max_ply)
-        except GtpClientError as exc:
+        except (GtpClientError, ValueError, OSError) as exc:
             raise SystemExit(f"saz bench judgement: the estimator failed: {exc}") from None
         write_estimates(args.estimates, found)
         print(f"{len(found)} estimates written to {args.estimates}", file=sys.stderr)
-    estimates = [e for e in read_estimates(args.estimates)
-                 if args.max_ply is None or e.ply <= args.max_ply]
-    if args.model and not estimates:
-        raise SystemExit(f"saz bench judgement: no positions in {args.estimates}")
     if not args.model:
         return 0
-    games = positions(estimates)
+    try:
+        estimates = [e for e in read_estimates(args.estimates)
+                     if args.max_ply is None or e.ply <= args.max_ply]
+        games = positions(estimates)
+    except (OSError, ValueError) as exc:  # a missing or malformed table, a record it names
+        raise SystemExit(f"saz bench judgement: {exc}") from None
+    if not estimates:
+        raise SystemExit(f"saz bench judgement: no positions in {args.estimates}")
     lead = np.array([e.black_lead for e in estimates], np.float32)
     print(f"| model | positions | lead >= {args.clear:g} | value sides with the leader | "
           f"mean value for the leader | score head: sides with the leader, r, error | "
