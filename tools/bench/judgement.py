@@ -8,19 +8,20 @@
     saz bench judgement --estimates docs/matches/gnugo-l10-estimates-19x19.csv \
         --model models/go.onnx --model docs/experiments/go-run-lines/gen481.onnx
 
-Not a speed measurement. At 19x19 every 20-game match against GNU Go level 1 ends 0-20, so a
-match cannot tell two networks apart; this probe asks where they go wrong (docs/STRENGTH.md, "Who
-leads at 19x19?"). The positions are every `--every`th ply of saz match
-records; the reference is a GTP engine's estimate of Black's lead in each (`loadsgf FILE N`
-then GNU Go's `estimate_score`), written once to a CSV (record, ply, lead), so that comparing
-networks later needs neither the engine nor its minutes. For each network the table gives, over
-the positions where the reference sees a clear lead (`--clear` points or more), how often the
-value head sides with the leader (its sign matches; 50% is a coin) and the mean value it gives
-the leader (from -1, sure the leader loses, to +1). The two auxiliary heads each make a lead of
-their own, the score head's margin and the ownership map's count (Black's points less White's,
-less the komi); for each, how often it names the clear leader, and over every position its
-correlation with the reference's lead and its mean absolute error in points. GNU Go's estimate
-is a heuristic of its own; on the lopsided games saz loses at 19x19 the final counts bear it out.
+Not a speed measurement. At 19x19 every 20-game match against GNU Go level 1 ends 0-20, so a match
+cannot tell two networks apart; this probe asks where they go wrong (docs/STRENGTH.md, "Who leads
+at 19x19?"). The positions are every `--every`th ply of saz match records; the reference is a GTP
+engine's estimate of Black's lead in each (`loadsgf FILE N` then GNU Go's `estimate_score`),
+written once to a CSV (record, ply, lead; the record's path as given, so run it from where the
+paths hold: the repository's root for the committed tables), so that comparing networks later needs
+neither the engine nor its minutes. For each network the table gives, over the positions where the
+reference sees a clear lead (`--clear` points or more), how often the value head sides with the
+leader (its sign matches; 50% is a coin) and the mean value it gives the leader (from -1, sure the
+leader loses, to +1). The two auxiliary heads each make a lead of their own, the score head's
+margin and the ownership map's count (Black's points less White's, less the komi); for each, how
+often it names the clear leader, and over every position its correlation with the reference's lead
+and its mean absolute error in points. GNU Go's estimate is a heuristic of its own; on the lopsided
+games saz loses at 19x19 the final counts bear it out.
 """
 from __future__ import annotations
 
@@ -253,8 +254,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "judgement", help="how well Go networks judge who is ahead, against a reference "
                           "engine's score estimates (a probe, not a timing)",
-        description="Compare Go networks' value and score heads with a reference engine's "
-                    "estimate of the score, over positions of saz match records.")
+        description="Compare Go networks' value, score and ownership with a reference "
+                    "engine's estimate of the score, over positions of saz match records.")
     p.add_argument("--estimates", type=Path, required=True,
                    help="the reference's estimates (CSV: record, ply, black_lead); written "
                         "when --estimator is given, else read")
