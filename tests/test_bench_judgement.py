@@ -14,8 +14,9 @@ from saz.engine.games.base import BLACK, WHITE
 from saz.protocol.gtp_client import GtpClient
 from saz.protocol.sgf import parse_sgf
 from saz.tools.bench import cli
-from saz.tools.bench.judgement import (Estimate, estimate, judge, parse_estimate, positions,
-                                       read_estimates, sampled_plies, write_estimates)
+from saz.tools.bench.judgement import (Estimate, estimate, evaluate, judge, parse_estimate,
+                                       positions, read_estimates, sampled_plies,
+                                       write_estimates)
 
 # A 5x5 record in saz match's form: 7 moves, a pass among them.
 RECORD = "(;FF[4]GM[1]SZ[5]KM[2.5]PB[a]PW[b];B[aa];W[ee];B[cc];W[bb];B[dd];W[];B[ca])"
@@ -92,6 +93,28 @@ def test_positions_are_replayed_with_the_records_komi(records: Path) -> None:
     assert games[0].rules.komi == 2.5
     with pytest.raises(ValueError, match="has 7 moves, not 9"):
         positions([Estimate(path, 9, 0.0)])
+
+
+class SureOfItself:
+    """A stand-in evaluator that, whoever is to move, gives the side to move a value of 0.5, a
+    score of 10 and every point of the board."""
+
+    has_score = has_ownership = True
+
+    def run_aux(self, x: np.ndarray, layout: object) -> tuple[np.ndarray, ...]:
+        b, n = x.shape[0], x.shape[1]
+        return (np.zeros((b, n), np.float32), np.full(b, 0.5, np.float32),
+                np.ones((b, n), np.float32), np.full(b, 10.0, np.float32))
+
+
+def test_every_head_is_turned_to_blacks_view(records: Path) -> None:
+    path = records / "games" / "0001.sgf"                 # 5x5, komi 2.5
+    games = positions([Estimate(path, 2, 0.0), Estimate(path, 3, 0.0)])   # Black, then White
+    value, score, owned = evaluate(SureOfItself(), games)  # type: ignore[arg-type]
+    assert value.tolist() == [0.5, -0.5]
+    assert score is not None and score.tolist() == [10.0, -10.0]
+    # 25 points to the side to move (the extra node's entry left out), less the komi.
+    assert owned is not None and owned.tolist() == [25 - 2.5, -25 - 2.5]
 
 
 def test_judge_counts_the_clear_leads_and_scores_each_head() -> None:
