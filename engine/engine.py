@@ -168,6 +168,9 @@ class Engine:
         stop = self._new_stop_request()
         budget = self.clock.start_move(
             expected_moves_left(game.plies_left()))
+        if allowed is None and self.config.player is None:
+            # The game's book (Gomoku's empty board: the centre) over the network's choice.
+            allowed = game.book_moves()
         try:
             with _cyclic_gc_paused():
                 return search.search(game, self._limits(budget), on_progress,

@@ -37,6 +37,7 @@ def test_think_does_not_play(go_engine: Engine) -> None:
 def test_clock_budget_is_used(tiny_model) -> None:
     engine = Engine(EngineConfig(game="gomoku", model=tiny_model("gomoku").path))
     engine.new_game(9)
+    engine.play(engine.game.point(4, 4))  # on the empty board the book answers at once
     engine.set_time_control(Absolute(2.0))
     engine.genmove()
     # Some of the 2 s went to the move, far less than half: a game has dozens of moves.

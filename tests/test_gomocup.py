@@ -224,6 +224,17 @@ def test_board_rebuilds_the_position_with_us_to_move(session: Session) -> None:
     assert game.moves[3] == game.point(x, y) and game.to_move == BLACK
 
 
+def test_begin_opens_in_the_centre_and_the_network_plays_on(session: Session) -> None:
+    """The empty board is the game's book (`Gomoku.book_moves`): the centre, whatever the
+    network's priors say; from the first stone on, the search chooses."""
+    session.send("START 20")
+    assert session.send("BEGIN")[-1] == "9,9"
+    session.send("START 15")
+    assert session.send("BEGIN")[-1] == "7,7"
+    reply = session.send("TURN 7,8")
+    assert reply[0].startswith("MESSAGE visits ") and not reply[0].startswith("MESSAGE visits 1 ")
+
+
 def test_a_missing_model_is_an_error_at_start_and_the_brain_goes_on(tmp_path: Path) -> None:
     session = make_session(tmp_path / "missing.onnx")
     assert session.send("START 15") == [f"ERROR {tmp_path / 'missing.onnx'}: model file not found"]
@@ -396,7 +407,8 @@ def test_a_search_under_a_memory_limit_stops_at_its_budget(model: Path) -> None:
     session.send(f"INFO max_memory {limit_leaving(8 * 2**20)}")
     session.send("INFO timeout_turn 60000")
     started = time.monotonic()
-    answer = session.send("BEGIN")
+    # Not BEGIN: on the empty board the book's centre is answered without a search.
+    answer = session.send("TURN 8,8")
     search = session.engine._searches["gomoku"]
     assert MOVE.fullmatch(answer[-1])
     budget = search.tree_budget  # type: ignore[union-attr]
@@ -418,7 +430,7 @@ def test_the_brain_stays_under_info_max_memory_at_20x20(model: Path) -> None:
         for key, value in (("timeout_turn", 120000), ("timeout_match", 0),
                            ("max_memory", limit)):
             client.info(key, value)
-        reply = client.begin(timeout=150)
+        reply = client.turn(10, 10, timeout=150)  # not BEGIN, which the book answers at once
         for x, y in ((3, 3), (16, 3), (3, 16)):
             assert len(reply.messages) == 1 and reply.messages[0].startswith("MESSAGE visits")
             reply = client.turn(x, y, timeout=150)
@@ -530,9 +542,10 @@ def test_a_new_command_ends_pondering(model: Path) -> None:
 
 
 def test_serve_answers_every_line_and_stops_at_end(session: Session) -> None:
-    # The input thread sees END long before the search of BEGIN is done: that search stops
-    # after its first batch, and its answer still goes out.
-    script = "ABOUT\r\nSTART 9\r\nBEGIN\r\nEND\r\nABOUT\r\n"
+    # The input thread sees END long before the search of the TURN is done: that search stops
+    # after its first batch, and its answer still goes out. (Not BEGIN: the empty board's
+    # centre is the game's book, answered without a search.)
+    script = "ABOUT\r\nSTART 9\r\nTURN 4,4\r\nEND\r\nABOUT\r\n"
     session.brain.engine.config = replace(session.brain.engine.config, visits=1_000_000)
     assert serve(session.brain, io.StringIO(script)) == 0
     assert len(session.out) == 4 and session.out[1] == "OK" and MOVE.fullmatch(session.out[3])
@@ -544,7 +557,7 @@ def test_end_during_a_search_ends_the_process_at_once(model: Path) -> None:
     client = PbrainClient.spawn(brain_command(model, "--visits", "1000000"))
     try:
         client.start_game(15)
-        sent = client.send("BEGIN")
+        sent = client.send("TURN 8,8")  # not BEGIN, which the book answers without a search
         time.sleep(0.5)
         client.send("END")
         assert client.process.wait(timeout=5) == 0
@@ -561,7 +574,7 @@ def test_stop_answers_the_best_move_so_far(model: Path, command: str) -> None:
     client = PbrainClient.spawn(brain_command(model, "--visits", "1000000"))
     try:
         client.start_game(15)
-        client.send("BEGIN")
+        client.send("TURN 8,8")  # not BEGIN, which the book answers without a search
         time.sleep(0.5)
         reply = client.ask(command, timeout=5)
         assert reply.kind is ReplyKind.MOVE

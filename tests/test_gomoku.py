@@ -469,3 +469,16 @@ def test_a_rule_change_replays_every_move_by_its_colour() -> None:
     assert state(back) == state(game)
     with pytest.raises(UnsupportedRuleError):
         game.with_rules(komi=6.5)
+
+
+@pytest.mark.parametrize("width, height, centre", [(15, 15, (7, 7)), (20, 20, (9, 9)),
+                                                   (9, 7, (4, 3)), (5, 5, (2, 2))])
+def test_the_book_opens_in_the_centre_of_an_empty_board(width: int, height: int,
+                                                        centre: tuple[int, int]) -> None:
+    game = Gomoku(width, height, rule="renju")
+    assert game.book_moves() == [game.point(*centre)]
+    game.play(game.point(0, 0))
+    assert game.book_moves() is None  # any stone on the board: the network decides
+    game.undo()
+    assert game.book_moves() == [game.point(*centre)]
+    assert new_game("go", 9).book_moves() is None and new_game("othello", 8).book_moves() is None

@@ -426,6 +426,12 @@ class Game(ABC):
         the game cannot tell cheaply; the search then considers every legal move."""
         return self._core.forced_moves()
 
+    def book_moves(self) -> list[int] | None:
+        """Where the game's own knowledge settles the choice without a network: the moves the
+        engine's search keeps at the root, when the caller has not restricted them itself. None
+        (the default) when the game has no such knowledge of the position."""
+        return None
+
     def solve(self, max_nodes: int = DEFAULT_SOLVE_NODES, *, exact: bool = True
               ) -> Solution | None:
         """Perfect play from this position by exhaustive search in the compiled core (without

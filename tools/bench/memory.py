@@ -65,7 +65,10 @@ def bench_memory(args: argparse.Namespace) -> int:
         command = [sys.executable, "-m", "saz.protocol.gomocup"]
         budget = args.max_memory or 350_000_000
         script = [f"INFO max_memory {budget}", f"INFO timeout_turn {int(seconds * 1000)}",
-                  "INFO timeout_match 0", f"START {size}", "BEGIN"]
+                  "INFO timeout_match 0", f"START {size}",
+                  # The opponent's stone, not BEGIN: the empty board's centre is the game's book,
+                  # answered without a search.
+                  f"TURN {size // 2},{size // 2}"]
     if args.model:
         command += ["--model", str(args.model)]
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
