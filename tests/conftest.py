@@ -81,3 +81,17 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., TinyMo
         return cache[(game, heads)]
 
     return factory
+
+
+@pytest.fixture
+def aiwine_records(tmp_path: Path) -> Path:
+    """Two real games against AIWine as `saz match` wrote them: game 1 of
+    docs/matches/gomoku-threats-rootfix-vs-aiwine-15x15, which saz ("saz-rootfix") won as Black,
+    and game 6, which it lost as White; in a records folder of their own."""
+    import shutil
+    match = (Path(__file__).parents[1] / "docs" / "matches"
+             / "gomoku-threats-rootfix-vs-aiwine-15x15")
+    (tmp_path / "games").mkdir()
+    for number in (1, 6):
+        shutil.copy(match / "games" / f"{number:04d}.sgf", tmp_path / "games")
+    return tmp_path

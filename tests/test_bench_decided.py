@@ -6,7 +6,6 @@ White to move: `tests/test_bench_guard.py`).
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,28 +15,18 @@ from saz.engine.games.gomoku import Gomoku
 from saz.tools.bench.cli import main
 from saz.tools.bench.decided import read_game, read_games
 
-MATCH = Path(__file__).parents[1] / "docs" / "matches" / "gomoku-threats-rootfix-vs-aiwine-15x15"
 
-
-@pytest.fixture
-def records(tmp_path: Path) -> Path:
-    (tmp_path / "games").mkdir()
-    for number in (1, 6):
-        shutil.copy(MATCH / "games" / f"{number:04d}.sgf", tmp_path / "games")
-    return tmp_path
-
-
-def test_each_games_first_win_by_threats(records: Path) -> None:
-    saz = read_games([records], "saz-rootfix", 500_000)
+def test_each_games_first_win_by_threats(aiwine_records: Path) -> None:
+    saz = read_games([aiwine_records], "saz-rootfix", 500_000)
     assert [(g.record.name, g.color, g.winner, g.plies, g.first_own, g.first_other)
             for g in saz] == [("0001.sgf", BLACK, BLACK, 31, 16, None),
                               ("0006.sgf", WHITE, BLACK, 21, None, 8)]
     assert all(g.winner_was_first and not g.let_go_own and not g.let_go_other for g in saz)
     # The same games from AIWine's side: the sides swap, the plies stay.
-    aiwine = read_games([records], "aiwine", 500_000)
+    aiwine = read_games([aiwine_records], "aiwine", 500_000)
     assert [(g.color, g.first_own, g.first_other) for g in aiwine] == [(WHITE, None, 16),
                                                                        (BLACK, 8, None)]
-    assert read_games([records], "nobody", 500_000) == []
+    assert read_games([aiwine_records], "nobody", 500_000) == []
 
 
 def test_a_win_let_go_is_reported_at_the_ply_it_stood() -> None:
@@ -57,8 +46,8 @@ def test_a_win_let_go_is_reported_at_the_ply_it_stood() -> None:
     assert (late.first_own, late.let_go_own) == (None, ())
 
 
-def test_the_table(records: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["decided", "--records", str(records), "--player", "saz-rootfix",
+def test_the_table(aiwine_records: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decided", "--records", str(aiwine_records), "--player", "saz-rootfix",
                  "--judge", "500000"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[2].split("|")[2:7] == [" Black ", " won ", " 31 ", " 16 ", " - "]
@@ -67,7 +56,7 @@ def test_the_table(records: Path, capsys: pytest.CaptureFixture[str]) -> None:
                        "was first to a win by threats in 2; a win by threats was let go in 0")
 
 
-def test_a_player_not_in_the_records_is_an_error(records: Path,
+def test_a_player_not_in_the_records_is_an_error(aiwine_records: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["decided", "--records", str(records), "--player", "nobody"]) == 1
+    assert main(["decided", "--records", str(aiwine_records), "--player", "nobody"]) == 1
     assert "no game of nobody" in capsys.readouterr().out

@@ -5,7 +5,6 @@ lost to AIWine as White, and game 1 of the same match, which saz won.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,19 +13,10 @@ from saz.engine.evaluator import default_model_path
 from saz.tools.bench.cli import main
 from saz.tools.bench.guard import blunders
 
-MATCH = Path(__file__).parents[1] / "docs" / "matches" / "gomoku-threats-rootfix-vs-aiwine-15x15"
 
-
-@pytest.fixture
-def records(tmp_path: Path) -> Path:
-    (tmp_path / "games").mkdir()
-    for number in (1, 6):
-        shutil.copy(MATCH / "games" / f"{number:04d}.sgf", tmp_path / "games")
-    return tmp_path
-
-
-def test_it_takes_the_move_before_the_winners_first_win_by_threats(records: Path) -> None:
-    found = blunders([records], "aiwine", 500_000)
+def test_it_takes_the_move_before_the_winners_first_win_by_threats(
+        aiwine_records: Path) -> None:
+    found = blunders([aiwine_records], "aiwine", 500_000)
     assert [(b.record.name, b.ply) for b in found] == [("0006.sgf", 7)]
     position = found[0].game
     assert position.to_move == -1 and len(position.moves) == 7  # White, saz, to move
@@ -34,13 +24,14 @@ def test_it_takes_the_move_before_the_winners_first_win_by_threats(records: Path
     turned.set_to_move(1)
     assert turned.threat_win(500_000, threes=True) is not None  # Black threatens already
     # The other way round: only game 1, which AIWine lost.
-    assert [b.record.name for b in blunders([records], "saz-rootfix", 500_000)] == ["0001.sgf"]
+    won = blunders([aiwine_records], "saz-rootfix", 500_000)
+    assert [b.record.name for b in won] == ["0001.sgf"]
 
 
-def test_the_table_judges_both_searches(records: Path,
+def test_the_table_judges_both_searches(aiwine_records: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["guard", "--model", str(default_model_path("gomoku")), "--records",
-                 str(records), "--opponent", "aiwine"]) == 0
+                 str(aiwine_records), "--opponent", "aiwine"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[2].split("|")[2:5] == [" 7 ", " L10 refuted ", " L8 holds "]
     assert out[-1].endswith("without the second look: 0 held, with it (default): 1 held")
