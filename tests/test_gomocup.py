@@ -228,7 +228,7 @@ def test_begin_opens_in_the_centre_and_the_network_plays_on(session: Session) ->
     """The empty board is the game's book (`Gomoku.book_moves`): the centre, whatever the
     network's priors say; from the first stone on, the search chooses."""
     session.send("START 20")
-    assert session.send("BEGIN")[-1] == "9,9"
+    assert session.send("BEGIN")[-1] == "10,10"
     session.send("START 15")
     assert session.send("BEGIN")[-1] == "7,7"
     reply = session.send("TURN 7,8")

@@ -471,7 +471,7 @@ def test_a_rule_change_replays_every_move_by_its_colour() -> None:
         game.with_rules(komi=6.5)
 
 
-@pytest.mark.parametrize("width, height, centre", [(15, 15, (7, 7)), (20, 20, (9, 9)),
+@pytest.mark.parametrize("width, height, centre", [(15, 15, (7, 7)), (20, 20, (10, 10)),
                                                    (9, 7, (4, 3)), (5, 5, (2, 2))])
 def test_the_book_opens_in_the_centre_of_an_empty_board(width: int, height: int,
                                                         centre: tuple[int, int]) -> None:

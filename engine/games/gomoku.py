@@ -226,13 +226,12 @@ class Gomoku(Game):
         return float(max(1, min(max(_TYPICAL_LENGTH - played, _LENGTH_TAIL), empty)))
 
     def book_moves(self) -> list[int] | None:
-        """On an empty board, the centre (the middle one of a side with an even number of points
-        is taken towards the origin): every strong player opens there, and traditional renju
-        requires it. Self-play on small boards teaches the network nothing reliable about the
+        """On an empty board, the centre (`width // 2, height // 2`, as the swap2 opener places
+        its first stone): every strong player opens there, and traditional renju requires it. Self-play on small boards teaches the network nothing reliable about the
         empty position, which it is never asked to vary from (docs/STRENGTH.md)."""
         if self.moves or np.any(self.board):
             return None
-        return [self.point((self.width - 1) // 2, (self.height - 1) // 2)]
+        return [self.point(self.width // 2, self.height // 2)]
 
     def heuristic(self, moves: np.ndarray) -> np.ndarray:
         """Win now; else block the opponent's win; else extend the own longest line through the
