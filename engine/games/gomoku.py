@@ -227,8 +227,9 @@ class Gomoku(Game):
 
     def book_moves(self) -> list[int] | None:
         """On an empty board, the centre (`width // 2, height // 2`, as the swap2 opener places
-        its first stone): every strong player opens there, and traditional renju requires it. Self-play on small boards teaches the network nothing reliable about the
-        empty position, which it is never asked to vary from (docs/STRENGTH.md)."""
+        its first stone): every strong player opens there, and traditional renju requires it.
+        Self-play on small boards teaches the network nothing reliable about the empty position,
+        which it is never asked to vary from (docs/STRENGTH.md)."""
         if self.moves or np.any(self.board):
             return None
         return [self.point(self.width // 2, self.height // 2)]
