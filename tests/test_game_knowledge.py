@@ -103,3 +103,43 @@ def test_heuristics_prefer_what_their_greedy_player_should() -> None:
     scores = go.heuristic(legal)
     assert legal[scores == scores.max()].tolist() == [go.point(0, 1)]  # the capture
     assert scores[legal == go.pass_move][0] < scores.max()
+
+
+# -- random openings (matches, self-play, benchmarks) ------------------------------------------
+#: A full 5x5 Gomoku board without five in a row: Black's 13 points, White's 12 (x, y).
+_DRAWN_BLACK = [(0, 0), (1, 0), (4, 0), (2, 1), (3, 1), (0, 2), (1, 2), (4, 2), (2, 3), (3, 3),
+                (0, 4), (3, 4), (4, 4)]
+_DRAWN_WHITE = [(2, 0), (3, 0), (0, 1), (1, 1), (4, 1), (2, 2), (3, 2), (0, 3), (1, 3), (4, 3),
+                (1, 4), (2, 4)]
+
+
+def test_random_plies_are_seeded_and_pass_free() -> None:
+    games = [new_game("go", 5, komi=0.5) for _ in range(3)]
+    for game, seed in zip(games, (7, 7, 8)):
+        assert game.play_random(12, np.random.default_rng(seed)) == 12
+    assert games[0].moves == games[1].moves != games[2].moves
+    assert all(game.pass_move not in game.moves for game in games)
+
+
+def test_random_plies_never_end_the_game() -> None:
+    """Two points left on a board that cannot make five: either fills one, and the second would
+    fill the board (a draw), so it is never played."""
+    game = Gomoku(5)
+    for (bx, by), (wx, wy) in zip(_DRAWN_BLACK[:12], _DRAWN_WHITE[:11]):
+        game.play(game.point(bx, by))
+        game.play(game.point(wx, wy))
+    game.play(game.point(*_DRAWN_BLACK[11]))
+    assert len(game.moves) == 23 and game.to_move == WHITE
+    for seed in range(4):
+        trial = game.copy()
+        assert trial.play_random(3, np.random.default_rng(seed)) == 1
+        assert len(trial.moves) == 24 and not trial.is_over()
+
+
+def test_random_plies_take_othellos_forced_pass() -> None:
+    game = Othello(4)
+    for x, y in ((1, 0), (2, 0), (3, 2), (0, 0)):  # b1 c1 d3 a1: Black has no disc to place
+        game.play(game.point(x, y))
+    assert game.legal_moves().tolist() == [game.pass_move]
+    assert game.play_random(2, np.random.default_rng(0)) == 2
+    assert game.moves[-2] == game.pass_move != game.moves[-1]

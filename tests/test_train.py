@@ -185,6 +185,26 @@ def test_selfplay_records_positions_policies_and_outcomes() -> None:
     assert max(b for b, _ in net.calls) > config.leaves_per_search
 
 
+def test_selfplay_opens_with_random_plies_it_does_not_record() -> None:
+    config = SelfPlayConfig(sizes=((6, 6),), visits=8, games_in_flight=12, opening_plies=3,
+                            resign_threshold=-1.0)
+    worker = SelfPlayWorker("gomoku", {}, config, seed=2)
+    worker.load(UniformNet(), None)
+    # Each game starts with 0..3 random stones: the empty board stays among the starts.
+    assert {len(game.game.moves) for game in worker.games} == {0, 1, 2, 3}
+    records, stats = [], WorkerStats()
+    while len(records) < 12:
+        records += worker.step(stats)
+    for record in records:
+        positions = record.positions
+        opening = int((positions.features()[0, :-1, 2] == 0).sum())  # stones when recording began
+        assert 0 <= opening <= 3
+        full = record.plies == positions.width * positions.height
+        assert len(positions) == record.plies - opening - full
+    with pytest.raises(ValueError, match="opening_plies"):
+        SelfPlayConfig(opening_plies=-1)
+
+
 @pytest.mark.parametrize("play_on", [False, True])
 def test_workers_play_through_the_learners_turn_only_when_asked(tmp_path: Path,
                                                                  play_on: bool) -> None:

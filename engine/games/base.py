@@ -306,6 +306,28 @@ class Game(ABC):
         self._board = None
         self._restore_turn()
 
+    def play_random(self, plies: int, rng: np.random.Generator) -> int:
+        """Play up to `plies` uniformly random legal moves, a pass only when it is the one legal
+        move (Othello's forced pass), and never a move that ends the game: the varied openings
+        of matches, self-play and benchmarks. Returns how many were played: fewer than `plies`
+        only when every legal move left would end the game."""
+        played = 0
+        while played < plies and not self.is_over():
+            legal = self.legal_moves()
+            if len(legal) > 1:
+                legal = legal[legal != self.pass_move]
+            while True:
+                move = int(rng.choice(legal))
+                self.play(move)
+                if not self.is_over():
+                    break
+                self.undo()  # an opening leaves a game to play: draw again among the others
+                legal = legal[legal != move]
+                if len(legal) == 0:
+                    return played
+            played += 1
+        return played
+
     def set_to_move(self, color: int) -> None:
         """Make `color` the side to move without a move (SGF's `PL`, GTP's `genmove` for the
         colour not to move). It is not a move: `moves` does not list it, and `undo` returns to

@@ -175,16 +175,10 @@ def _random_model(args: argparse.Namespace, folder: Path) -> Path:
 def _positions(args: argparse.Namespace) -> list[Game]:
     rng = np.random.default_rng(args.seed)
     out = []
-    while len(out) < args.positions:
+    for _ in range(args.positions):
         game = new_game(args.game, args.size)
-        for _ in range(args.random_plies):
-            moves = game.legal_moves()
-            if game.is_over() or len(moves) == 0:
-                break
-            game.play(int(rng.choice(moves[moves != game.pass_move]
-                                     if len(moves) > 1 else moves)))
-        if not game.is_over():
-            out.append(game)
+        game.play_random(args.random_plies, rng)
+        out.append(game)
     return out
 
 

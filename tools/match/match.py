@@ -59,10 +59,6 @@ from saz.tools.train.selfplay import parse_size
 from saz.tools.match.strength import SUMMARY_FILE, StrengthError, load_card, read_record, record_rows
 from saz.tools.match.time_control import TimeControl, TimeControlError
 
-#: Draws of a random opening before giving up on one that does not end the game.
-_OPENING_TRIES = 100
-
-
 class MatchError(Exception):
     """A match that cannot be played as asked (exit status 2)."""
 
@@ -95,21 +91,13 @@ def read_openings(lines: Sequence[str], setup: GameSetup) -> list[Opening]:
 
 
 def random_openings(setup: GameSetup, plies: int, count: int, seed: int) -> list[Opening]:
-    """`count` openings of `plies` uniformly random legal moves each, passes excluded (but
-    Othello's forced pass), none of which ends the game. Opening k depends on (seed, k) only."""
+    """`count` openings of `plies` uniformly random legal moves each (`Game.play_random`: passes
+    excluded but Othello's forced pass, none of which ends the game). Opening k depends on
+    (seed, k) only."""
     openings = []
     for index in range(count):
-        rng = np.random.default_rng([seed, index])
-        for _ in range(_OPENING_TRIES):
-            game = new_position(setup)
-            while len(game.moves) < plies and not game.is_over():
-                legal = game.legal_moves()
-                if len(legal) > 1:
-                    legal = legal[legal != game.pass_move]
-                game.play(int(rng.choice(legal)))
-            if not game.is_over():
-                break
-        else:
+        game = new_position(setup)
+        if game.play_random(plies, np.random.default_rng([seed, index])) < plies:
             raise MatchError(f"no {plies}-move opening leaves a game to play")
         openings.append(tuple(game.moves))
     return openings

@@ -3,9 +3,9 @@
 The network plays through the engine's search (`MCTS`) at a fixed visit count, without noise,
 taking the most visited move; its opponent is a reference player (`engine/players.py`) or another
 network searched the same way. Colours alternate from game to game, and the first
-`opening_plies` moves of every game are uniformly random, so that two deterministic searches
-still play different games. All games of a match run at once, their searches stepped in lockstep
-(one network call per network per step).
+`opening_plies` moves of every game are uniformly random (`Game.play_random`), so that two
+deterministic searches still play different games. All games of a match run at once, their
+searches stepped in lockstep (one network call per network per step).
 
     python -m saz.tools.train.arena MODEL.onnx --opponent greedy --size 15 --games 100 --visits 200
 """
@@ -81,8 +81,7 @@ class _MatchGame:
         self._sides: dict[int, Player | TreeSearch] = {
             color: side.search() if isinstance(side, NetworkPlayer) else side
             for color, side in ((BLACK, black), (WHITE, white))}
-        self._opening = opening_plies
-        self._rng = rng
+        game.play_random(opening_plies, rng)
         self._searching = False
 
     def advance(self) -> TreeSearch | None:
@@ -90,9 +89,7 @@ class _MatchGame:
         game = self.game
         while not game.is_over():
             side = self._sides[game.to_move]
-            if len(game.moves) < self._opening:
-                game.play(int(self._rng.choice(game.legal_moves())))
-            elif isinstance(side, TreeSearch):
+            if isinstance(side, TreeSearch):
                 if not self._searching:
                     side.start(game)
                     self._searching = True

@@ -116,6 +116,11 @@ class SelfPlayConfig:
     #: Plies played at temperature 1, as a fraction of the board's points (e.g. 0.1: 8 plies on
     #: 9x9, 23 on 15x15); the most visited move afterwards.
     temperature_plies: float = 0.1
+    #: Each game opens with a number of uniformly random legal moves drawn uniformly from
+    #: 0..opening_plies (`Game.play_random`), played without a search and not recorded. Without
+    #: them every game grows from the network's favourite first moves, while matches start from
+    #: random ones; drawing from 0 keeps the empty board among the starts. 0: off.
+    opening_plies: int = 0
     #: The highest resignation threshold (root value of the side to move); calibration may only
     #: lower it. -1 or less: never resign.
     resign_threshold: float = -0.9
@@ -163,6 +168,8 @@ class SelfPlayConfig:
         for name in ("resign_check_fraction", "resign_false_positives", "dirichlet_epsilon"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"selfplay.{name} must be in [0, 1]")
+        if self.opening_plies < 0:
+            raise ValueError(f"selfplay.opening_plies must be >= 0, got {self.opening_plies}")
         if self.forced_playouts_k < 0:
             raise ValueError("selfplay.forced_playouts_k must be >= 0")
         if self.temperature_plies < 0 or self.max_plies <= 0:
@@ -427,6 +434,7 @@ class SelfPlayWorker:
     def _new_game(self) -> SelfPlayGame:
         width, height = self.config.sizes[int(self.rng.integers(len(self.config.sizes)))]
         game = new_game(self.game_name, width, height, **self.rules)
+        game.play_random(int(self.rng.integers(self.config.opening_plies + 1)), self.rng)
         check = self.rng.random() < self.config.resign_check_fraction
         threshold = None if check else self.resign_threshold
         return SelfPlayGame(game, self._search(), self.config, self.rng, threshold)
