@@ -434,7 +434,8 @@ class SelfPlayWorker:
     def _new_game(self) -> SelfPlayGame:
         width, height = self.config.sizes[int(self.rng.integers(len(self.config.sizes)))]
         game = new_game(self.game_name, width, height, **self.rules)
-        game.play_random(int(self.rng.integers(self.config.opening_plies + 1)), self.rng)
+        if self.config.opening_plies:  # off: the random stream of earlier runs, draw for draw
+            game.play_random(int(self.rng.integers(self.config.opening_plies + 1)), self.rng)
         check = self.rng.random() < self.config.resign_check_fraction
         threshold = None if check else self.resign_threshold
         return SelfPlayGame(game, self._search(), self.config, self.rng, threshold)
