@@ -5,6 +5,7 @@ torch is imported inside the fixtures, not here, so that test modules that never
 """
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,7 +89,6 @@ def aiwine_records(tmp_path: Path) -> Path:
     """Two real games against AIWine as `saz match` wrote them: game 1 of
     docs/matches/gomoku-threats-rootfix-vs-aiwine-15x15, which saz ("saz-rootfix") won as Black,
     and game 6, which it lost as White; in a records folder of their own."""
-    import shutil
     match = (Path(__file__).parents[1] / "docs" / "matches"
              / "gomoku-threats-rootfix-vs-aiwine-15x15")
     (tmp_path / "games").mkdir()

@@ -74,14 +74,12 @@ class MatchResult:
 class _MatchGame:
     """One game of a match: asks the side to move for its move until the game ends."""
 
-    def __init__(self, game: Game, black: Contestant, white: Contestant, opening_plies: int,
-                 rng: np.random.Generator) -> None:
+    def __init__(self, game: Game, black: Contestant, white: Contestant) -> None:
         self.game = game
         # A network side gets its own tree for this game, reused from move to move.
         self._sides: dict[int, Player | TreeSearch] = {
             color: side.search() if isinstance(side, NetworkPlayer) else side
             for color, side in ((BLACK, black), (WHITE, white))}
-        game.play_random(opening_plies, rng)
         self._searching = False
 
     def advance(self) -> TreeSearch | None:
@@ -118,7 +116,8 @@ def play_match(game_name: str, rules: Mapping[str, Any], size: tuple[int, int],
         color = BLACK if i % 2 == 0 else WHITE
         black, white = (player, opponent) if color == BLACK else (opponent, player)
         game = new_game(game_name, width, height, **rules)
-        pending.append((_MatchGame(game, black, white, opening_plies, rng), color))
+        game.play_random(opening_plies, rng)
+        pending.append((_MatchGame(game, black, white), color))
     wins = draws = losses = 0
     while pending:
         waiting: list[TreeSearch] = []
