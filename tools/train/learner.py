@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import torch
@@ -37,7 +37,6 @@ import torch
 from saz.engine.graph import layout
 from saz.tools.train.model import PolicyValueNet, collate
 from saz.tools.train.positions import PositionBatch
-from saz.tools.train.replay import ReplayBuffer
 from saz.tools.train.selfplay import DEVICES
 
 OPTIMIZERS = ("adam", "sgd")
@@ -128,6 +127,12 @@ class LossTerms(NamedTuple):
     score: torch.Tensor
 
 
+class Sampler(Protocol):
+    """Where the learner's batches come from: the replay buffer, or a teacher's positions."""
+
+    def sample(self, count: int, rng: np.random.Generator) -> list[PositionBatch]: ...
+
+
 class Learner:
     """A network, its optimiser and the count of steps taken (the learning-rate clock)."""
 
@@ -144,17 +149,17 @@ class Learner:
         # Only weight matrices are penalised: biases and normalisation gains are not weights.
         self._penalised = [p for p in params if p.ndim > 1]
 
-    def train(self, buffer: ReplayBuffer, steps: int, rng: np.random.Generator,
-              on_step: Callable[[int], None] | None = None) -> Losses:
-        """`steps` optimiser steps on batches from `buffer`; `on_step(i)` after each."""
+    def train(self, buffer: Sampler, steps: int, rng: np.random.Generator,
+              on_step: Callable[[int], None] | None = None, rate: float | None = None) -> Losses:
+        """`steps` optimiser steps on batches from `buffer`; `on_step(i)` after each. The
+        learning rate is the schedule's at each step, or `rate` throughout when given."""
         if self.config.threads:
             torch.set_num_threads(self.config.threads)
         self.net.train()
         sums = np.zeros(5)
         for i in range(steps):
-            rate = self.config.learning_rate(self.step)
             for group in self.optimizer.param_groups:
-                group["lr"] = rate
+                group["lr"] = self.config.learning_rate(self.step) if rate is None else rate
             sums += self.train_step(buffer.sample(self.config.batch_size, rng))
             self.step += 1
             if on_step is not None:

@@ -14,11 +14,12 @@ and 0.31 KB:
   whether the game was counted at all (a resigned game, or Gomoku, has neither target).
 
 `PositionBatch` is a set of such positions of one board size; the replay buffer keeps them and
-self-play workers send them to the trainer in this form.
+self-play workers send them to the trainer in this form. `PositionPool` draws the learner's
+batches from many of them (the replay window, or a teacher's positions).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -140,6 +141,31 @@ class PositionBatch:
                            *(arrays[key] if (key := f"{size}/{name}") in arrays
                              else missing[name] for name in _ARRAYS)))
         return out
+
+
+class PositionPool:
+    """Batches of positions (any board sizes) to draw training batches from uniformly."""
+
+    def __init__(self, parts: Sequence[PositionBatch]) -> None:
+        self.parts = list(parts)
+        self._offsets = np.concatenate([[0], np.cumsum([len(p) for p in self.parts])]).astype(
+            np.int64)
+
+    def __len__(self) -> int:
+        return int(self._offsets[-1])
+
+    def sample(self, count: int, rng: np.random.Generator) -> list[PositionBatch]:
+        """`count` positions drawn uniformly with replacement, grouped by board size."""
+        if len(self) == 0:
+            raise ValueError("no positions to sample from")
+        picks = rng.integers(len(self), size=count)
+        part_of = np.searchsorted(self._offsets, picks, side="right") - 1
+        by_size: dict[tuple[int, int], list[PositionBatch]] = {}
+        for index in np.unique(part_of):
+            part = self.parts[index]
+            rows = picks[part_of == index] - self._offsets[index]
+            by_size.setdefault(part.size, []).append(part.select(rows))
+        return [PositionBatch.concatenate(parts) for parts in by_size.values()]
 
 
 #: The per-position arrays of a `PositionBatch`, in field order.

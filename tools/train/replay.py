@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from saz.tools.train.positions import PositionBatch
+from saz.tools.train.positions import PositionBatch, PositionPool
 
 _FILE = re.compile(r"gen_(\d{5})\.npz")
 #: The key of a generation file's JSON summary.
@@ -50,11 +50,10 @@ class ReplayBuffer:
         self.window = window
         self.num_features = num_features
         self._generations: list[_Generation] = []
-        self._offsets = np.zeros(1, dtype=np.int64)
-        self._flat: list[PositionBatch] = []
+        self._pool = PositionPool([])
 
     def __len__(self) -> int:
-        return int(self._offsets[-1])
+        return len(self._pool)
 
     @property
     def generations(self) -> list[int]:
@@ -91,8 +90,7 @@ class ReplayBuffer:
     def load(self) -> None:
         """Read the generations on disk, keeping the newest `window` positions (and deleting the
         files of older ones)."""
-        self._generations, self._flat = [], []
-        self._offsets = np.zeros(1, dtype=np.int64)
+        self._generations, self._pool = [], PositionPool([])
         if not self.folder.is_dir():
             return
         found = sorted((int(m.group(1)), path) for path in self.folder.iterdir()
@@ -127,8 +125,7 @@ class ReplayBuffer:
                 continue
             oldest.parts = _drop_oldest(oldest.parts, excess)
             excess = 0
-        self._flat = [p for g in self._generations for p in g.parts]
-        self._offsets = np.concatenate([[0], np.cumsum([len(p) for p in self._flat])])
+        self._pool = PositionPool([p for g in self._generations for p in g.parts])
 
     # -- sampling ----------------------------------------------------------------------------------
     def sample(self, count: int, rng: np.random.Generator) -> list[PositionBatch]:
@@ -136,19 +133,12 @@ class ReplayBuffer:
         board size."""
         if len(self) == 0:
             raise ValueError("the replay buffer is empty")
-        picks = rng.integers(len(self), size=count)
-        part_of = np.searchsorted(self._offsets, picks, side="right") - 1
-        by_size: dict[tuple[int, int], list[PositionBatch]] = {}
-        for index in np.unique(part_of):
-            part = self._flat[index]
-            rows = picks[part_of == index] - self._offsets[index]
-            by_size.setdefault(part.size, []).append(part.select(rows))
-        return [PositionBatch.concatenate(parts) for parts in by_size.values()]
+        return self._pool.sample(count, rng)
 
     def sizes(self) -> dict[str, int]:
         """Positions in the window per board size ("9x9": count)."""
         counts: dict[str, int] = {}
-        for part in self._flat:
+        for part in self._pool.parts:
             key = f"{part.width}x{part.height}"
             counts[key] = counts.get(key, 0) + len(part)
         return counts

@@ -169,6 +169,8 @@ class Trainer:
         self._grown: tuple[int, int] | None = None
         #: (planes before, planes now) when this session widened the network's input.
         self._widened: tuple[int, int] | None = None
+        #: What this session's network learned from a teacher's games (`distill.py`), if any.
+        self.teacher: dict[str, Any] | None = None
         #: Games and positions each node played over the run (the local machine is "local").
         self.nodes: dict[str, dict[str, Any]] = {}
 
@@ -325,12 +327,18 @@ class Trainer:
         self.totals["positions"] += meta["positions"]
         for node, played in meta.get("nodes", {}).items():
             tally(self.nodes, node, played["host"], played["games"], played["positions"])
+        every = self.config.evaluation.every
+        self.commit(g, meta, losses, evaluate=bool(every) and (g % every == 0 or last))
+
+    def commit(self, g: int, meta: dict[str, Any], losses: Losses,
+               evaluate: bool = False) -> None:
+        """Make the network as trained now generation `g`: export it, evaluate it when asked,
+        add its metrics row (`meta`: the summary of the positions it learned from) and commit
+        the checkpoint."""
         self.generation = g
         checkpoint = self._checkpoint()
         self._export(checkpoint, g)
-        every = self.config.evaluation.every
-        scores = self._evaluate(g) if every and (g % every == 0 or last) else {}
-
+        scores = self._evaluate(g) if evaluate else {}
         self.metrics.append(self._row(g, meta, losses, scores))
         save_checkpoint(checkpoint, self.run.checkpoint)  # the commit
         self._publish()
@@ -443,6 +451,8 @@ class Trainer:
             session["grew_layers"] = list(self._grown)
         if self._widened is not None:
             session["widened_features"] = list(self._widened)
+        if self.teacher is not None:
+            session["teacher"] = dict(self.teacher)
         return session
 
     def _row(self, g: int, meta: dict[str, Any], losses: Losses,
@@ -462,7 +472,8 @@ class Trainer:
             "resign_false_positives": false_positives,
             "buffer_positions": len(self.buffer),
             "steps": self.learner.step,
-            "learning_rate": self.config.learner.learning_rate(self.learner.step),
+            "learning_rate": meta.get("learning_rate",
+                                      self.config.learner.learning_rate(self.learner.step)),
             "policy_loss": losses.policy,
             "value_loss": losses.value,
             "l2_loss": losses.l2,
@@ -600,10 +611,7 @@ def _open(args: argparse.Namespace) -> tuple[RunDir, str, TrainConfig]:
     if args.resume:
         if args.seed is not None:
             raise RunError("--seed is for a new run; a resumed run keeps its config's seed")
-        if not run.checkpoint.is_file() or not run.config.is_file():
-            raise RunError(f"{run.root} holds no run to resume (no checkpoint.pt or config.toml)")
-        config = TrainConfig.load(run.config).with_overrides(args.settings)
-        game = load_checkpoint(run.checkpoint).game
+        game, config = open_run(run, args.settings)
         if args.game is not None and args.game != game:
             raise RunError(f"{run.root} trains {game}, not {args.game}")
         if args.config is not None and args.config.read_text(encoding="utf-8") != \
@@ -626,6 +634,15 @@ def _open(args: argparse.Namespace) -> tuple[RunDir, str, TrainConfig]:
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(run.config)
     return run, args.game, TrainConfig.load(run.config).with_overrides(args.settings)
+
+
+def open_run(run: RunDir, settings: Sequence[str] = ()) -> tuple[str, TrainConfig]:
+    """The game and config (with this session's `settings` over it) of the run to resume in
+    `run`; RunError when it holds none."""
+    if not run.checkpoint.is_file() or not run.config.is_file():
+        raise RunError(f"{run.root} holds no run to resume (no checkpoint.pt or config.toml)")
+    config = TrainConfig.load(run.config).with_overrides(settings)
+    return load_checkpoint(run.checkpoint).game, config
 
 
 def with_seed(config_text: str, seed: int) -> str:
