@@ -8,9 +8,9 @@ count, training record), learns from the teacher's positions (`teacher.py`: the 
 each of the teacher's moves, its move as the policy target, the game's outcome as the value) for
 `--epochs` passes over them, and commits the result as the run's next generation: its ONNX
 export, its metrics row (the teacher's games and positions), and a checkpoint that `saz train
---resume` carries on from with self-play. The session's line in the training record names the
-records, the positions and the held-out losses, so the model card says what the network learned
-from someone else.
+--resume` carries on from with self-play. The session's line in the training record (its command
+names the records) gives the teacher's games and positions and the held-out losses, so the model
+card says what the network learned from someone else.
 
 Every K-th game (`--holdout-every`, by record order) is held out, and its positions' losses are
 printed before and after: the figure that says whether the network learned the teacher's moves
@@ -31,7 +31,6 @@ import torch
 from tqdm import tqdm
 
 from saz.engine.graph import layout
-
 from saz.tools.train.checkpoint import CheckpointError
 from saz.tools.train.config import ConfigError
 from saz.tools.train.export import ExportError
