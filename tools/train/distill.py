@@ -30,12 +30,10 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from saz.engine.graph import layout
 from saz.tools.train.checkpoint import CheckpointError
 from saz.tools.train.config import ConfigError
 from saz.tools.train.export import ExportError
 from saz.tools.train.learner import Learner, Losses
-from saz.tools.train.model import collate
 from saz.tools.train.positions import PositionBatch, PositionPool
 from saz.tools.train.run import RunDir, RunError, Trainer, open_run
 from saz.tools.train.teacher import TeacherPositions, teacher_positions
@@ -64,26 +62,17 @@ def held_out_losses(learner: Learner, batches: Sequence[PositionBatch]) -> HeldO
             for start in range(0, len(batch), EVAL_BATCH):
                 part = batch.select(slice(start, start + EVAL_BATCH))
                 k = len(part)
-                terms = learner.losses([part])
+                out = learner.forward([part])
+                terms = learner.losses([part], out)
                 policy_sum += float(terms.policy) * k
                 value_sum += float(terms.value) * k
-                hits += _top1_hits(learner, part)
+                # The target is one-hot: its node is the teacher's move.
+                favourite = out.log_policy.reshape(k, part.num_nodes).argmax(dim=1).cpu().numpy()
+                hits += int(np.sum(favourite == part.policy.astype(np.float32).argmax(axis=1)))
                 count += k
     if count == 0:
         return HeldOut(math.nan, math.nan, math.nan)
     return HeldOut(policy_sum / count, value_sum / count, hits / count)
-
-
-def _top1_hits(learner: Learner, part: PositionBatch) -> int:
-    """How many of `part`'s positions have the teacher's move (the target's single node) as the
-    network's favourite node."""
-    x = part.features()
-    batch = collate(list(x), [layout(part.width, part.height)] * len(part))
-    out = learner.net(*(t.to(learner.device) if isinstance(t, torch.Tensor) else t
-                        for t in batch))
-    log_policy = out.log_policy.reshape(len(part), part.num_nodes).cpu().numpy()
-    target = part.policy.astype(np.float32).argmax(axis=1)
-    return int(np.sum(log_policy.argmax(axis=1) == target))
 
 
 def distill(trainer: Trainer, teacher: TeacherPositions, epochs: float, rate: float | None,
@@ -93,20 +82,16 @@ def distill(trainer: Trainer, teacher: TeacherPositions, epochs: float, rate: fl
     training losses and the held-out figures before and after."""
     learner = trainer.learner
     steps = max(1, math.ceil(epochs * teacher.positions / learner.config.batch_size))
+    pool = PositionPool(teacher.train)
     before = held_out_losses(learner, teacher.held_out)
     with tqdm(total=steps, desc="distill", unit="step", file=sys.stderr, leave=False) as bar:
-        losses = learner.train(PositionPool(teacher.train), steps, rng,
-                               lambda _: bar.update(), rate)
+        losses = learner.train(pool, steps, rng, lambda _: bar.update(), rate)
     after = held_out_losses(learner, teacher.held_out)
-    by_size: dict[str, int] = {}
-    for batch in teacher.train:
-        key = f"{batch.width}x{batch.height}"
-        by_size[key] = by_size.get(key, 0) + len(batch)
     trainer.teacher = {
         "games": teacher.games,
         "positions": teacher.positions,
-        "positions_by_size": by_size,
-        "held_out_positions": sum(len(b) for b in teacher.held_out),
+        "positions_by_size": pool.sizes(),
+        "held_out_positions": teacher.held_out_positions,
         "unfinished_games_skipped": teacher.unfinished,
         "epochs": epochs,
         "steps": steps,
@@ -173,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         trainer.resume()
         print(f"saz distill: {teacher.games} games ({teacher.unfinished} unfinished skipped), "
               f"{teacher.positions} positions, "
-              f"{sum(len(b) for b in teacher.held_out)} held out", file=sys.stderr)
+              f"{teacher.held_out_positions} held out", file=sys.stderr)
         rng = np.random.default_rng([config.seed, trainer.generation + 1, 1])
         losses, before, after = distill(trainer, teacher, args.epochs, args.lr, rng)
     except (RunError, ConfigError, CheckpointError, ExportError, ValueError) as exc:

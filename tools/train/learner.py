@@ -35,7 +35,7 @@ import numpy as np
 import torch
 
 from saz.engine.graph import layout
-from saz.tools.train.model import PolicyValueNet, collate
+from saz.tools.train.model import NetOutput, PolicyValueNet, collate
 from saz.tools.train.positions import PositionBatch
 from saz.tools.train.selfplay import DEVICES
 
@@ -189,19 +189,25 @@ class Learner:
             for p in self.net.parameters():
                 p.masked_fill_(p.abs() < SMALLEST_NORMAL, 0.0)
 
-    def losses(self, groups: Sequence[PositionBatch]) -> LossTerms:
-        """The mean losses of the network on the positions (module docstring); the auxiliary
-        ones are 0 without their heads or without counted positions."""
+    def forward(self, groups: Sequence[PositionBatch]) -> NetOutput:
+        """The network's output on positions grouped by board size, as one graph batch."""
         xs: list[np.ndarray] = []
         layouts = []
         for group in groups:
             xs.extend(group.features())
             layouts.extend([layout(group.width, group.height)] * len(group))
         batch = collate(xs, layouts)
-        out = self.net(*(t.to(self.device) if isinstance(t, torch.Tensor) else t for t in batch))
+        return self.net(*(t.to(self.device) if isinstance(t, torch.Tensor) else t for t in batch))
+
+    def losses(self, groups: Sequence[PositionBatch], out: NetOutput | None = None) -> LossTerms:
+        """The mean losses of the network on the positions (module docstring), from `out` when
+        the caller has already run `forward` on them; the auxiliary ones are 0 without their
+        heads or without counted positions."""
+        if out is None:
+            out = self.forward(groups)
         policy = self._tensor(np.concatenate([g.policy.astype(np.float32).reshape(-1)
                                               for g in groups]))
-        policy_loss = -(policy * out.log_policy).sum() / batch.num_graphs
+        policy_loss = -(policy * out.log_policy).sum() / sum(len(g) for g in groups)
         outcome = self._tensor(np.concatenate([g.value.astype(np.float32) for g in groups]))
         value_loss = torch.mean((out.value - outcome) ** 2)
         zero = out.value.new_zeros(())

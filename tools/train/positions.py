@@ -167,6 +167,14 @@ class PositionPool:
             by_size.setdefault(part.size, []).append(part.select(rows))
         return [PositionBatch.concatenate(parts) for parts in by_size.values()]
 
+    def sizes(self) -> dict[str, int]:
+        """Positions per board size ("9x9": count)."""
+        counts: dict[str, int] = {}
+        for part in self.parts:
+            key = f"{part.width}x{part.height}"
+            counts[key] = counts.get(key, 0) + len(part)
+        return counts
+
 
 #: The per-position arrays of a `PositionBatch`, in field order.
 _ARRAYS = ("bits", "extra", "policy", "value", "ownership", "score", "counted")

@@ -137,11 +137,7 @@ class ReplayBuffer:
 
     def sizes(self) -> dict[str, int]:
         """Positions in the window per board size ("9x9": count)."""
-        counts: dict[str, int] = {}
-        for part in self._pool.parts:
-            key = f"{part.width}x{part.height}"
-            counts[key] = counts.get(key, 0) + len(part)
-        return counts
+        return self._pool.sizes()
 
 
 def _drop_oldest(parts: list[PositionBatch], count: int) -> list[PositionBatch]:

@@ -43,7 +43,12 @@ class TeacherPositions:
 
     @property
     def positions(self) -> int:
+        """Positions to learn from."""
         return sum(len(b) for b in self.train)
+
+    @property
+    def held_out_positions(self) -> int:
+        return sum(len(b) for b in self.held_out)
 
 
 def game_positions(sgf: SgfGame, game_name: str, rules: Mapping[str, Any],
