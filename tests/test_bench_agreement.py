@@ -70,3 +70,8 @@ def test_a_record_with_setup_stones_is_refused(tmp_path: Path) -> None:
     (tmp_path / "games" / "0001.sgf").write_text("(;GM[1]SZ[5]PB[a]PW[ref]AB[cc];W[dd])")
     with pytest.raises(ValueError, match="setup stones"):
         player_positions([tmp_path], ["ref"], {}, "go")
+
+
+def test_a_record_of_another_game_is_refused(records: list[Path]) -> None:
+    with pytest.raises(ValueError, match="is a record of go, not gomoku"):
+        player_positions(records, ["ref"], {}, "gomoku")

@@ -28,7 +28,7 @@ def _records(folder: Path, *games: str) -> Path:
 
 def test_a_teachers_positions_are_its_moves_after_the_opening_with_the_outcome() -> None:
     sgf = parse_sgf(FIVE)
-    batch = game_positions(sgf, "gomoku", {"rule": "freestyle"})
+    batch = game_positions(sgf, {"rule": "freestyle"})
     assert batch is not None and batch.size == (7, 7)
     # Plies 3..9 (b1 .. e1): the two opening moves are nobody's choice.
     played = [n.move.move for n in sgf.nodes if n.move is not None][2:]
@@ -47,17 +47,17 @@ def test_a_teachers_positions_are_its_moves_after_the_opening_with_the_outcome()
 
 
 def test_only_the_named_teachers_moves_are_learned() -> None:
-    batch = game_positions(parse_sgf(FIVE), "gomoku", {"rule": "freestyle"}, ["pupil"])
+    batch = game_positions(parse_sgf(FIVE), {"rule": "freestyle"}, ["pupil"])
     assert batch is not None
     assert list(batch.value) == [-1, -1, -1]  # White's three moves after the opening, lost
 
 
 def test_a_game_the_rules_did_not_end_teaches_nothing() -> None:
     resigned = FIVE.replace(";B[ea])", ")").replace("RE[B+]", "RE[B+R]")
-    assert game_positions(parse_sgf(resigned), "gomoku", {"rule": "freestyle"}) is None
+    assert game_positions(parse_sgf(resigned), {"rule": "freestyle"}) is None
     # A record that goes on past the five is not a game of these rules.
     past_end = FIVE.replace(";B[ea])", ";B[ea];W[ec])")
-    assert game_positions(parse_sgf(past_end), "gomoku", {"rule": "freestyle"}) is None
+    assert game_positions(parse_sgf(past_end), {"rule": "freestyle"}) is None
 
 
 def test_records_are_split_by_whole_games_and_checked_for_their_game(tmp_path: Path) -> None:

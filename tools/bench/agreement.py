@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from saz.engine.evaluator import Evaluator
-from saz.engine.games import new_game
-from saz.engine.games.base import BLACK, WHITE, Game
-from saz.tools.match.match import opening_plies, read_records
+from saz.engine.games.base import Game
+from saz.tools.match.match import read_records
+from saz.tools.match.replay import Replay
 
 #: Positions evaluated in one batch.
 BATCH = 64
@@ -42,22 +42,18 @@ class Agreement:
 def player_positions(records: list[Path], players: list[str], rules: dict[str, float],
                      game_name: str, max_ply: int | None = None) -> list[tuple[Game, int]]:
     """(position, the move chosen there) for every move of one of `players` in the records,
-    up to ply `max_ply` of each game (all of it when None)."""
+    up to ply `max_ply` of each game (all of it when None). ValueError for a record of another
+    game than `game_name`."""
     found = []
-    for _, sgf in read_records(records):
-        names = {BLACK: sgf.player_black, WHITE: sgf.player_white}
-        skip = opening_plies(sgf.game_comment)  # the set opening: nobody chose those
+    for path, sgf in read_records(records):
+        if sgf.game != game_name:
+            raise ValueError(f"{path} is a record of {sgf.game}, not {game_name}")
         komi = {"komi": sgf.komi} if sgf.komi is not None and "komi" not in rules else {}
-        game = new_game(game_name, sgf.width, sgf.height, **rules, **komi)
-        for node in sgf.nodes:
-            if node.move is None or game.is_over():
-                continue
-            if max_ply is not None and len(game.moves) >= max_ply:
+        for turn in Replay(sgf, **rules, **komi):
+            if max_ply is not None and turn.ply >= max_ply:
                 break
-            if (len(game.moves) >= skip and names.get(node.move.color) in players
-                    and node.move.move != game.pass_move):
-                found.append((game.copy(), node.move.move))
-            game.play(node.move.move)
+            if turn.chosen and turn.player in players and turn.move != turn.game.pass_move:
+                found.append((turn.game.copy(), turn.move))
     return found
 
 
@@ -90,8 +86,11 @@ def run(args: argparse.Namespace) -> int:
     for model in args.model:
         evaluator = Evaluator(model, device="cpu", threads=args.threads)
         if positions is None:
-            positions = player_positions(args.records, args.player, rules, evaluator.game_name,
-                                         args.max_ply)
+            try:
+                positions = player_positions(args.records, args.player, rules,
+                                             evaluator.game_name, args.max_ply)
+            except ValueError as exc:
+                raise SystemExit(f"saz bench agreement: {exc}") from None
             if not positions:
                 raise SystemExit(f"no moves of {', '.join(args.player)} in "
                                  f"{', '.join(map(str, args.records))}")

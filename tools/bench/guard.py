@@ -25,7 +25,8 @@ from saz.engine.games.gomoku import Gomoku
 from saz.engine.search.mcts import MCTS, SearchLimits, threat_refutes
 from saz.engine.search.options import SearchOptions
 from saz.protocol.vertex import vertices_for
-from saz.tools.match.match import opening_plies, read_records
+from saz.tools.match.match import read_records
+from saz.tools.match.replay import Replay
 
 
 @dataclass(frozen=True)
@@ -49,20 +50,15 @@ def blunders(records: list[Path], opponent: str, judge: int) -> list[Blunder]:
                                   else (WHITE, sgf.player_white))
         if winner != opponent:
             continue
-        game = Gomoku(sgf.width, sgf.height, rule=sgf.rules or "freestyle")
-        opening = opening_plies(sgf.game_comment)  # the loser did not choose those moves
-        for node in sgf.nodes:
-            if game.is_over():
-                break
-            if node.move is None:
-                continue
-            if (game.to_move == opponent_color and len(game.moves) > opening
-                    and game.threat_win(judge, threes=True) is not None):
-                before = game.copy()
+        replay = Replay(sgf, rule=sgf.rules or "freestyle")
+        for turn in replay:
+            # The loser's move before this one was its own choice, not the opening's.
+            if (turn.color == opponent_color and turn.ply > replay.opening
+                    and turn.game.threat_win(judge, threes=True) is not None):
+                before = turn.game.copy()
                 before.undo()
                 found.append(Blunder(path, len(before.moves), before))
                 break
-            game.play(node.move.move)
     return found
 
 

@@ -35,13 +35,13 @@ from pathlib import Path
 import numpy as np
 
 from saz.engine.evaluator import Evaluator
-from saz.engine.games import new_game
 from saz.engine.games.base import BLACK, Game
 from saz.engine.graph import encode, layout
 from saz.protocol.gtp_client import GtpClient, GtpClientError
 from saz.protocol.sgf import SgfGame, parse_sgf
 from saz.tools.match.adapters import resolve_program
 from saz.tools.match.match import read_records
+from saz.tools.match.replay import Replay
 from saz.tools.match.scoring import parse_score
 
 #: Positions evaluated in one batch.
@@ -145,13 +145,13 @@ def positions(estimates: list[Estimate]) -> list[Game]:
         if sgf is None:
             sgf = cache[e.record] = parse_sgf(e.record.read_text(encoding="utf-8"))
         komi = {"komi": sgf.komi} if sgf.komi is not None else {}
-        game = new_game("go", sgf.width, sgf.height, **komi)
-        moves = [node.move.move for node in sgf.nodes if node.move is not None]
-        if e.ply > len(moves):
-            raise ValueError(f"{e.record} has {len(moves)} moves, not {e.ply}")
-        for move in moves[:e.ply]:
-            game.play(move)
-        games.append(game)
+        replay = Replay(sgf, **komi)
+        for turn in replay:
+            if turn.ply == e.ply:
+                break
+        if len(replay.game.moves) != e.ply:
+            raise ValueError(f"{e.record} has {len(replay.game.moves)} moves, not {e.ply}")
+        games.append(replay.game)
     return games
 
 

@@ -14,22 +14,24 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 from saz.engine.games.gomoku import Gomoku
 from saz.tools.match.match import read_records
+from saz.tools.match.replay import Replay
 
 DEFAULT_RECORDS = ("docs/matches/gomoku-threats-vs-aiwine-15x15",)
 
 
 def positions(records: list[Path], min_stones: int, limit: int) -> list[Gomoku]:
+    """The positions after each move of the records that are worth a threat search: at least
+    `min_stones` stones, not over, no win in one and no forced block."""
     found = []
     for _, sgf in read_records(records):
-        game = Gomoku(sgf.width, sgf.height)
-        for node in sgf.nodes:
-            if node.move is None:
-                continue
-            game.play(node.move.move)
+        replay = Replay(sgf, rule=sgf.rules or "freestyle")
+        for game in _after_each_move(replay):
             if (game.is_over() or len(game.moves) < min_stones or game.winning_moves()
                     or game.forced_moves() is not None):
                 continue
@@ -37,6 +39,16 @@ def positions(records: list[Path], min_stones: int, limit: int) -> list[Gomoku]:
             if len(found) >= limit:
                 return found
     return found
+
+
+def _after_each_move(replay: Replay) -> Iterator[Gomoku]:
+    """The replay's game after each of its moves (before each move but the first, then the
+    final position)."""
+    for turn in replay:
+        if turn.ply:
+            yield cast(Gomoku, turn.game)
+    if replay.game.moves:
+        yield cast(Gomoku, replay.game)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -23,10 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from saz.engine.games import new_game
-from saz.engine.games.base import BLACK, WHITE
 from saz.protocol.sgf import SgfGame
-from saz.tools.match.match import opening_plies, read_records
+from saz.tools.match.match import read_records
+from saz.tools.match.replay import Replay
 from saz.tools.train.positions import PositionBatch
 
 
@@ -51,32 +50,27 @@ class TeacherPositions:
         return sum(len(b) for b in self.held_out)
 
 
-def game_positions(sgf: SgfGame, game_name: str, rules: Mapping[str, Any],
+def game_positions(sgf: SgfGame, rules: Mapping[str, Any],
                    teachers: Iterable[str] | None = None) -> PositionBatch | None:
     """The positions of one record before each move of a teacher (every player when `teachers`
-    is None), as a batch of its board size; None when the rules did not end the game."""
-    names = {BLACK: sgf.player_black, WHITE: sgf.player_white}
+    is None), as a batch of its game and board size; None when the rules did not end the
+    game."""
     chosen = None if teachers is None else set(teachers)
-    skip = opening_plies(sgf.game_comment)
-    game = new_game(game_name, sgf.width, sgf.height, **rules)
+    replay = Replay(sgf, **rules)
+    game = replay.game
     n, f = game.num_nodes, game.num_features()
     features: list[np.ndarray] = []
     moves: list[int] = []
     colors: list[int] = []
-    for node in sgf.nodes:
-        if node.move is None:
-            continue
-        if game.is_over():
-            return None  # moves past the end: not a record of this game under these rules
-        if len(game.moves) >= skip and (chosen is None or names[node.move.color] in chosen):
+    for turn in replay:
+        if turn.chosen and (chosen is None or turn.player in chosen):
             x = np.empty((n, f), dtype=np.float32)
             game.encode(x)
             features.append(x)
-            moves.append(node.move.move)
+            moves.append(turn.move)
             colors.append(game.to_move)
-        game.play(node.move.move)
-    if not game.is_over():
-        return None
+    if replay.past_end or not game.is_over():
+        return None  # moves past the end: not a record of this game under these rules
     winner = game.winner()
     assert winner is not None
     t = len(moves)
@@ -99,7 +93,7 @@ def teacher_positions(folders: Sequence[Path], game_name: str, rules: Mapping[st
     for path, sgf in read_records(folders):
         if sgf.game != game_name:
             raise ValueError(f"{path} is a record of {sgf.game}, not {game_name}")
-        batch = game_positions(sgf, game_name, rules, teachers)
+        batch = game_positions(sgf, rules, teachers)
         if batch is None:
             unfinished += 1
             continue
