@@ -278,18 +278,24 @@ def test_encode_exact_planes(white_to_move: bool) -> None:
         game.play(game.point(3, 3))
         black.append(18)
     own, opp = (white, black) if white_to_move else (black, white)
-    expected = np.zeros((26, 11), dtype=np.float32)
+    expected = np.zeros((26, 21), dtype=np.float32)
     expected[own, 0] = 1
     expected[opp, 1] = 1
     expected[:25, 2] = 1
     expected[own + opp, 2] = 0
     expected[:25, 3:9] = game.threats()
     expected[25, 9] = 1
-    out = np.full((26, 11), 7.0, dtype=np.float32)
+    expected[:25, 11:21] = game.shapes()
+    out = np.full((26, 21), 7.0, dtype=np.float32)
     game.encode(out)
+    shapes = ("open_four", "double_four", "four_three", "open_three", "double_three")
     assert game.feature_names == ("own", "opponent", "empty", "own_five", "own_four",
                                   "own_three", "opponent_five", "opponent_four",
-                                  "opponent_three", "extra", "black_forbidden")
+                                  "opponent_three", "extra", "black_forbidden",
+                                  *(f"own_{s}" for s in shapes),
+                                  *(f"opponent_{s}" for s in shapes))
+    # Version 4 appended the shape planes to version 3's eleven, which older networks read.
+    assert (game.feature_version, dict(game.feature_prefixes)) == (4, {3: 11})
     np.testing.assert_array_equal(out, expected)
 
 
@@ -343,6 +349,115 @@ def test_threat_planes_match_their_definition_over_random_games(size: tuple[int,
         while not game.is_over() and len(game.moves) < 0.6 * game.num_points:
             game.play(int(rng.choice(game.legal_moves())))
             np.testing.assert_array_equal(game.threats(), _threats_by_definition(game))
+
+
+def test_shape_planes_of_a_known_position() -> None:
+    """Black (to move): an open three in row 5 (x = 3..5) and a two in column 7 (y = 3, 4).
+    White: a three on the top edge (x = 0..2), which the edge closes, and a two in row 9."""
+    game = play_stones(Gomoku(11), [(3, 5), (4, 5), (5, 5), (7, 3), (7, 4)],
+                       [(0, 0), (1, 0), (2, 0), (4, 9), (5, 9)])
+    shapes = game.shapes()
+
+    def marked(plane: int) -> set[tuple[int, int]]:
+        return {(p % 11, p // 11) for p in np.flatnonzero(shapes[:, plane])}
+
+    # Open fours: either end of the open three. (1, 5) and (7, 5) make fours that one point
+    # completes.
+    assert marked(0) == {(2, 5), (6, 5)}
+    assert marked(1) == set()                      # fours in two directions: nowhere
+    # (7, 5): a four in row 5 and an open three in column 7, a win unless White wins first.
+    assert marked(2) == {(7, 5)}
+    assert {(7, 2), (7, 1), (7, 5), (7, 6)} <= marked(3)
+    assert (7, 0) not in marked(3)                 # 0, _, _, 3, 4: two more to a four
+    # White, were it to move: the edge's three makes a closed four at (3, 0), nothing more.
+    assert marked(5) == marked(6) == marked(7) == set()
+    assert (3, 0) not in marked(8)
+    assert {(2, 9), (3, 9), (6, 9), (7, 9)} <= marked(8)
+    assert not shapes[[game.point(x, y) for x, y in [(3, 5), (0, 0)]]].any()  # stones: none
+
+
+OPEN_THREE_CLASS, FOUR_CLASS, OPEN_FOUR_CLASS, FIVE_CLASS = 1, 2, 3, 4
+
+
+def _run_through(stones: set[tuple[int, int]], point: tuple[int, int], dx: int, dy: int) -> int:
+    """The length of the run of `stones` through `point` (which must be one) along (dx, dy)."""
+    length = 1
+    for sign in (1, -1):
+        x, y = point[0] + sign * dx, point[1] + sign * dy
+        while (x, y) in stones:
+            length += 1
+            x, y = x + sign * dx, y + sign * dy
+    return length
+
+
+def _line_class(game: Gomoku, point: tuple[int, int], color: int, dx: int, dy: int) -> int:
+    """What a stone of `color` on the empty `point` makes along (dx, dy), by the definition in
+    `Gomoku.shapes`, on the whole board rather than nine points of it."""
+    board = game.board.reshape(game.height, game.width)
+    own = {(x, y) for y in range(game.height) for x in range(game.width) if board[y, x] == color}
+    line = [(point[0] + k * dx, point[1] + k * dy) for k in range(-game.width, game.width + 1)]
+    empty = [(x, y) for x, y in line if 0 <= x < game.width and 0 <= y < game.height
+             and board[y, x] == 0 and (x, y) != point]
+    stones = own | {point}
+
+    def completions(stones: set[tuple[int, int]], empty: list[tuple[int, int]]) -> int:
+        return sum(_run_through(stones | {e}, point, dx, dy) >= 5 for e in empty)
+
+    if _run_through(stones, point, dx, dy) >= 5:
+        return FIVE_CLASS
+    now = completions(stones, empty)
+    if now:
+        return OPEN_FOUR_CLASS if now >= 2 else FOUR_CLASS
+    if any(completions(stones | {e}, [f for f in empty if f != e]) >= 2 for e in empty):
+        return OPEN_THREE_CLASS
+    return 0
+
+
+def _directions_with(game: Gomoku, point: tuple[int, int], shape: int,
+                     color: int | None = None) -> int:
+    color = game.to_move if color is None else color
+    return sum(_line_class(game, point, color, dx, dy) == shape
+               for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1)))
+
+
+def _shapes_by_definition(game: Gomoku) -> np.ndarray:
+    """The shape planes from their definition, direction by direction on the whole board."""
+    out = np.zeros((game.num_points, 10), dtype=np.uint8)
+    board = game.board
+    for p in range(game.num_points):
+        if board[p] != 0:
+            continue
+        point = (p % game.width, p // game.width)
+        for offset, color in ((0, game.to_move), (5, -game.to_move)):
+            classes = [_line_class(game, point, color, dx, dy)
+                       for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1))]
+            fours = sum(c >= FOUR_CLASS for c in classes)
+            threes = sum(c == OPEN_THREE_CLASS for c in classes)
+            out[p, offset:offset + 5] = (max(classes) >= OPEN_FOUR_CLASS, fours >= 2,
+                                         fours >= 1 and threes >= 1, threes >= 1, threes >= 2)
+    return out
+
+
+@pytest.mark.parametrize("size", [(6, 6), (9, 9), (12, 7)])
+def test_shape_planes_match_their_definition_over_random_games(size: tuple[int, int]) -> None:
+    """Random games crowd the board with every kind of line, edges and blocks included; each
+    position's planes are the definition's, computed on the whole board."""
+    rng = np.random.default_rng(7 + sum(size))
+    checked = 0
+    for _ in range(2):
+        game = Gomoku(*size)
+        while not game.is_over() and len(game.moves) < 0.6 * game.num_points:
+            # Mostly next to the last stone, so that lines grow.
+            moves = game.legal_moves()
+            if game.moves and rng.random() < 0.7:
+                last = game.moves[-1]
+                near = [m for m in moves if abs(m % size[0] - last % size[0]) <= 1
+                        and abs(m // size[0] - last // size[0]) <= 1]
+                moves = np.asarray(near) if near else moves
+            game.play(int(rng.choice(moves)))
+            np.testing.assert_array_equal(game.shapes(), _shapes_by_definition(game))
+            checked += int(game.shapes().any())
+    assert checked >= 5  # the positions had shapes to check
 
 
 # -- tactics ------------------------------------------------------------------------------------

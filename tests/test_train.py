@@ -558,6 +558,21 @@ def test_a_run_grows_its_network_deeper_when_its_config_asks(tmp_path: Path) -> 
     assert load_checkpoint(run / "checkpoint.pt").training["generations"] == 2
 
 
+def _cut_replay_planes(path: Path, planes: int, keep: int) -> None:
+    """Rewrite a replay file's positions with their first `keep` feature planes only."""
+    from saz.tools.train.positions import PositionBatch
+
+    with np.load(path) as arrays:
+        stored = {k: arrays[k] for k in arrays.files}
+    meta = stored.pop("meta")
+    cut = {"meta": meta}
+    for batch in PositionBatch.from_arrays(stored, planes):
+        x = batch.features()[:, :, :keep]
+        cut.update(PositionBatch.pack(batch.width, batch.height, x, batch.policy.astype(np.float32),
+                                      batch.value).to_arrays())
+    np.savez_compressed(path, **cut)
+
+
 def test_a_run_of_older_go_features_widens_its_input_and_trains_on(tmp_path: Path) -> None:
     """A Go checkpoint of features version 1 (the ten planes before the line planes) resumes
     with the input widened (the record says so) and trains the new columns; a checkpoint whose
@@ -580,6 +595,7 @@ def test_a_run_of_older_go_features_widens_its_input_and_trains_on(tmp_path: Pat
     old = replace(trained, config=replace(trained.config, num_features=10), state_dict=state,
                   feature_version=1, feature_names=Go.feature_names[:10])
     save_checkpoint(old, run / "checkpoint.pt")
+    _cut_replay_planes(run / "replay" / "gen_00001.npz", 14, 10)  # as version 1 packed them
     assert main(["--out", str(run), "--resume", "--generations", "2"]) == 0
     widened = load_checkpoint(run / "checkpoint.pt")
     assert (widened.feature_version, widened.feature_names) == (2, Go.feature_names)
@@ -591,8 +607,20 @@ def test_a_run_of_older_go_features_widens_its_input_and_trains_on(tmp_path: Pat
     assert [p.name for p in (run / "replay-features-v1").iterdir()] == ["gen_00001.npz"]
     assert sorted(p.name for p in (run / "replay").iterdir()) == ["gen_00002.npz"]
 
+    # A buffer that already holds the new planes (given them by hand) is kept: the same
+    # generation's network cut back to ten planes resumes on it.
+    state = dict(widened.state_dict)
+    state[INPUT_WEIGHT] = state[INPUT_WEIGHT][:, :10].clone()
+    save_checkpoint(replace(widened, config=replace(widened.config, num_features=10),
+                            state_dict=state, feature_version=1,
+                            feature_names=Go.feature_names[:10]), run / "checkpoint.pt")
+    # (Setting it aside again would fail: replay-features-v1 exists.)
+    assert main(["--out", str(run), "--resume", "--generations", "3"]) == 0
+    assert "gen_00003.npz" in [p.name for p in (run / "replay").iterdir()]
+    assert [p.name for p in (run / "replay-features-v1").iterdir()] == ["gen_00001.npz"]
+
     save_checkpoint(replace(old, feature_version=7), run / "checkpoint.pt")
-    assert main(["--out", str(run), "--resume", "--generations", "3"]) == 1
+    assert main(["--out", str(run), "--resume", "--generations", "4"]) == 1
     assert load_checkpoint(run / "checkpoint.pt").feature_version == 7  # left as it was
 
 

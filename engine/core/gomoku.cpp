@@ -14,8 +14,10 @@
 // * `lines_`, per colour, per direction, per line of the board (rows, columns, both diagonals) a
 //   32-bit mask of that colour's stones along the line (no side exceeds 32 points). The run
 //   through a point is two bit scans per direction, which is the whole win test after a move; the
-//   points that complete five (`winning_moves`, `forced_moves`) are a few shifts per line; and the
-//   windows of five of the threat planes are 5-bit slices of a line.
+//   points that complete five (`winning_moves`, `forced_moves`) are a few shifts per line; the
+//   windows of five of the threat planes are 5-bit slices of a line; and the shape planes read
+//   the eight points around a point along each line (two 8-bit slices, own and blocked) from a
+//   table of every such pattern, built once.
 //
 // play and undo touch one cell, a shift of `empty_`, four line masks and an undo record (reserved
 // for the whole board at construction, so nothing is allocated while a game is played). Threats
@@ -44,10 +46,13 @@ constexpr int kFive = 5;
 constexpr int kDirections = 4;  // (1,0) rows, (0,1) columns, (1,1) diagonals, (-1,1) anti-diagonals
 constexpr int kMaxLines = 64;   // per direction: at most 32 + 32 - 1 diagonals
 constexpr int kMaxWords = kMaxSize * kMaxSize / 64;  // of a bitboard of the points
-// own, opponent, empty, six threat planes, the extra node's marker, Black's forbidden points.
-constexpr int kFeatures = 11;
+// own, opponent, empty, six threat planes, the extra node's marker, Black's forbidden points,
+// then ten shape planes (features version 4: appended, so version 3's networks read the first 11).
+constexpr int kFeatures = 21;
 constexpr int kExtraFeature = 9;
 constexpr int kForbiddenFeature = 10;
+constexpr int kShapeFeature = 11;
+constexpr int kShapePlanes = 10;
 // How deep a renju forbidden-point test follows "is the three's completing point itself
 // forbidden" (RIF): each level adds a stone, and real positions need two or three.
 constexpr int kMaxRenjuDepth = 6;
@@ -147,6 +152,83 @@ inline void run_through(uint64_t mask, int b, int& low, int& length) {
   const int down = __builtin_clzll(~(mask << (63 - b)));  // bits b, b-1, ... set
   low = b - down + 1;
   length = up + down - 1;
+}
+
+// What a stone makes along one direction, from the nine points centred on it: the stone, and four
+// each side. Classes rank: a five beats an open four beats a four beats an open three.
+enum Shape : uint8_t { NO_SHAPE, OPEN_THREE, FOUR, OPEN_FOUR, FIVE };
+
+// Per (own8 | block8 << 8), the eight points around the centre by bit (0..3 the four before it,
+// 4..7 the four after; block: an opponent stone or off the board): the Shape a stone of one's own
+// on the centre makes. By definition, counting in the nine points (a five through the centre
+// always lies within them): FIVE if the centre's run is five or longer; else OPEN_FOUR when two
+// or more empty points would each complete a five through the centre, FOUR when one would; else
+// OPEN_THREE when one more stone on an empty point would make such an open four. Built once, over
+// the 3^8 = 6,561 ways to fill the eight points.
+struct ShapeTable {
+  uint8_t shape[1 << 16] = {};
+
+  // The run of own stones through the centre (bit 4) of a nine-bit window.
+  static int run(uint32_t own9) {
+    int low, length;
+    run_through(own9, 4, low, length);
+    return length;
+  }
+  // Empty points that would complete a five through the centre.
+  static int completions(uint32_t own9, uint32_t empty9) {
+    int count = 0;
+    for (uint32_t e = empty9; e; e &= e - 1)
+      count += run(own9 | (e & -e)) >= kFive;
+    return count;
+  }
+  static Shape classify(uint32_t own9, uint32_t empty9) {
+    if (run(own9) >= kFive) return FIVE;
+    const int now = completions(own9, empty9);
+    if (now >= 2) return OPEN_FOUR;
+    if (now == 1) return FOUR;
+    for (uint32_t e = empty9; e; e &= e - 1) {
+      const uint32_t bit = e & -e;
+      if (completions(own9 | bit, empty9 & ~bit) >= 2) return OPEN_THREE;
+    }
+    return NO_SHAPE;
+  }
+  static uint32_t nine(uint32_t eight) { return (eight & 0xF) | (eight >> 4 & 0xF) << 5; }
+
+  ShapeTable() {
+    for (int code = 0; code < 6561; ++code) {  // base 3: 0 empty, 1 own, 2 blocked
+      uint32_t own = 0, block = 0;
+      for (int i = 0, c = code; i < 8; ++i, c /= 3) {
+        if (c % 3 == 1) own |= 1u << i;
+        if (c % 3 == 2) block |= 1u << i;
+      }
+      const uint32_t own9 = nine(own) | 1u << 4, empty9 = 0x1FF & ~own9 & ~nine(block);
+      shape[own | block << 8] = classify(own9, empty9);
+    }
+  }
+};
+const ShapeTable kShapes;
+
+// The eight points around bit b of a line as ShapeTable's index half: bits b-4..b-1 then
+// b+1..b+4 of `mask`, with `outside` (0 or 1 bits) for the points before the line's bit 0.
+inline uint32_t around(uint64_t mask, int b, uint32_t outside) {
+  const uint32_t nine = static_cast<uint32_t>((mask << 4 | outside) >> b) & 0x1FF;
+  return (nine & 0xF) | (nine >> 5) << 4;
+}
+
+// Shape planes, by bit: for the side to move, then (bits 5..9) the opponent, on an empty point:
+// an open four (or five) in some direction, fours in two directions, a four in one and an open
+// three in another, an open three, open threes in two directions.
+constexpr int kShapeBits = 5;
+inline uint16_t shape_bits(const uint8_t (&by_direction)[kDirections]) {
+  int fours = 0, threes = 0;
+  bool open_four = false;
+  for (const uint8_t shape : by_direction) {
+    fours += shape >= FOUR;
+    threes += shape == OPEN_THREE;
+    open_four |= shape >= OPEN_FOUR;
+  }
+  return static_cast<uint16_t>(open_four | (fours >= 2) << 1 | (fours >= 1 && threes >= 1) << 2 |
+                               (threes >= 1) << 3 | (threes >= 2) << 4);
 }
 
 class GomokuPosition final : public Position {
@@ -290,6 +372,8 @@ class GomokuPosition final : public Position {
       for (int k = 0; k < 6; ++k) row[3 + k] = static_cast<float>(f >> k & 1);
       row[kExtraFeature] = 0.0f;
       row[kForbiddenFeature] = 0.0f;
+      const unsigned shapes = f ? shape_flags(p, f) : 0;  // no flags: a stone, or nothing near
+      for (int k = 0; k < kShapePlanes; ++k) row[kShapeFeature + k] = static_cast<float>(shapes >> k & 1);
     }
     if (rule_ == RENJU) {
       const int count = n - stones_;
@@ -300,6 +384,29 @@ class GomokuPosition final : public Position {
     float* extra = out + static_cast<size_t>(n) * kFeatures;
     for (int k = 0; k < kFeatures; ++k) extra[k] = 0.0f;
     extra[kExtraFeature] = 1.0f;
+  }
+
+  // The shape planes of the empty point p (by bit, see shape_bits): what a stone of the side to
+  // move, then of the opponent, would make there along each direction. `threats` are p's threat
+  // flags (threat_flags): every shape makes at least a three in some window of five, so a side
+  // without one there has no shape to look up, which spares most points of the board.
+  unsigned shape_flags(int p, unsigned threats) const {
+    const Geometry& g = *geo_;
+    const int me = side(to_move_);
+    unsigned bits = 0;
+    for (int s = 0; s < 2; ++s) {
+      if (!(threats >> (3 * s) & 7)) continue;
+      const int own = s == 0 ? me : 1 - me;
+      uint8_t by_direction[kDirections];
+      for (int d = 0; d < kDirections; ++d) {
+        const int l = g.line[p][d], b = g.bit[p][d];
+        const uint64_t block = lines_[1 - own][d][l] | ~static_cast<uint64_t>(g.full[d][l]);
+        by_direction[d] = kShapes.shape[around(lines_[own][d][l], b, 0) |
+                                        around(block, b, 0xF) << 8];
+      }
+      bits |= static_cast<unsigned>(shape_bits(by_direction)) << (kShapeBits * s);
+    }
+    return bits;
   }
 
   // Per point (0/1 by bit, six bits): whether a stone of the side to move on this empty point
@@ -947,7 +1054,23 @@ void bind_gomoku(nb::module_& m) {
              nb::capsule owner(data, [](void* q) noexcept { delete[] static_cast<uint8_t*>(q); });
              return nb::ndarray<nb::numpy, uint8_t, nb::ndim<2>>(data, {n, 6}, owner);
            },
-           "[num_points, 6] 0/1 threat planes (see encode), as a new uint8 array.");
+           "[num_points, 6] 0/1 threat planes (see encode), as a new uint8 array.")
+      .def("shapes",
+           [](const GomokuPosition& p) {
+             const size_t n = p.num_points();
+             auto* data = new uint8_t[n * kShapePlanes]();
+             uint8_t flags[kMaxSize * kMaxSize];
+             p.threat_flags(flags);  // zero on the stones
+             for (size_t i = 0; i < n; ++i) {
+               if (!flags[i]) continue;
+               const unsigned bits = p.shape_flags(static_cast<int>(i), flags[i]);
+               for (int k = 0; k < kShapePlanes; ++k) data[i * kShapePlanes + k] = bits >> k & 1;
+             }
+             nb::capsule owner(data, [](void* q) noexcept { delete[] static_cast<uint8_t*>(q); });
+             return nb::ndarray<nb::numpy, uint8_t, nb::ndim<2>>(data, {n, size_t{kShapePlanes}},
+                                                                 owner);
+           },
+           "[num_points, 10] 0/1 shape planes (see encode), as a new uint8 array.");
 }
 
 }  // namespace saz

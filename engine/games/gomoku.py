@@ -21,8 +21,10 @@ their error messages, the rule objects, and the history that `Game` keeps.
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
+from types import MappingProxyType
 from typing import ClassVar
 
 import numpy as np
@@ -37,6 +39,9 @@ MIN_SIZE = 5
 MAX_SIZE = 32
 #: Stones in a row that win.
 FIVE = 5
+#: The shape planes (`Gomoku.shapes`), in order, for each side: what one stone on an empty point
+#: would make across the four directions.
+SHAPES = ("open_four", "double_four", "four_three", "open_three", "double_three")
 #: A five ends most games within this many moves whatever the board's size (180 match games at
 #: 15x15 and 20x20 in docs/matches: median 25, 90% within 41) ...
 _TYPICAL_LENGTH = 45
@@ -111,10 +116,13 @@ class Gomoku(Game):
     name: ClassVar[str] = "gomoku"
     feature_names: ClassVar[tuple[str, ...]] = (
         "own", "opponent", "empty", "own_five", "own_four", "own_three",
-        "opponent_five", "opponent_four", "opponent_three", "extra", "black_forbidden")
+        "opponent_five", "opponent_four", "opponent_three", "extra", "black_forbidden",
+        *(f"{who}_{shape}" for who in ("own", "opponent") for shape in SHAPES))
     #: 2: the threat planes (`threats`) joined own / opponent / empty. 3: Black's forbidden
-    #: points under renju (zero under the other rules), after the extra node's marker.
-    feature_version: ClassVar[int] = 3
+    #: points under renju (zero under the other rules), after the extra node's marker. 4: the
+    #: shape planes (`shapes`) appended, so a version-3 network reads the first 11 unchanged.
+    feature_version: ClassVar[int] = 4
+    feature_prefixes: ClassVar[Mapping[int, int]] = MappingProxyType({3: 11})
     has_threat_search: ClassVar[bool] = True
     RULES: ClassVar[tuple[str, ...]] = tuple(RULES_BY_NAME)
 
@@ -208,6 +216,22 @@ class Gomoku(Game):
         it, as KataGo's inputs tell a Go point its liberties. They are hints: the rules decide
         what wins (an exact-five overline counts here as a five)."""
         return self._core.threats()
+
+    def shapes(self) -> np.ndarray:
+        """`[num_points, 10]` 0/1 (uint8): what a stone of the side to move on this empty point
+        would make, then (columns 5..9) a stone of the opponent, named by `SHAPES`. `encode`
+        writes them as features 11..20.
+
+        Each direction is classed by the stone's line alone: a five; an open four (two empty
+        points would each complete a five through the stone: it cannot be stopped); a four (one
+        would); an open three (one more stone would make an open four). The planes combine the
+        four directions as the tactics do: an open four, fours in two directions, a four and an
+        open three in two directions (each wins unless the opponent wins first), an open three,
+        open threes in two directions. The threat planes (`threats`) see five points at a time
+        and cannot tell a three that both ends leave open from a dead one, nor one direction
+        from two; these planes can, where a strong Gomoku player looks first. Hints again: the
+        rules decide (renju forbids Black the double three these planes show as any other)."""
+        return self._core.shapes()
 
     # -- what the referee, the clock and the greedy player ask of the game ------------------------
     def outcome(self) -> Outcome | None:

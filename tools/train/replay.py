@@ -113,6 +113,21 @@ class ReplayBuffer:
         for entry in reversed(kept):
             self._append(entry)
 
+    @staticmethod
+    def packed_for(folder: Path, num_features: int) -> bool:
+        """Whether every generation file in `folder` holds positions of `num_features` planes
+        (True for a folder without one)."""
+        for path in folder.iterdir():
+            if not _FILE.fullmatch(path.name):
+                continue
+            with np.load(path) as arrays:
+                try:
+                    PositionBatch.from_arrays({k: arrays[k] for k in arrays.files if k != _META},
+                                              num_features)
+                except ValueError:
+                    return False
+        return True
+
     def _append(self, entry: _Generation) -> None:
         self._generations.append(entry)
         excess = sum(len(g) for g in self._generations) - self.window

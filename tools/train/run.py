@@ -267,9 +267,10 @@ class Trainer:
               f"(version {checkpoint.feature_version} to {game.feature_version}; the new planes "
               "start silent); the optimiser starts afresh", file=sys.stderr)
         # The buffer's positions carry the old planes only: set them aside, and self-play
-        # refills it, as on a machine the buffer never reached.
+        # refills it, as on a machine the buffer never reached. A buffer whose positions were
+        # given the new planes by hand (they depend on the stones alone) is kept.
         replay = self.run.replay
-        if any(replay.iterdir()):
+        if any(replay.iterdir()) and not ReplayBuffer.packed_for(replay, new):
             aside = replay.with_name(f"{replay.name}-features-v{checkpoint.feature_version}")
             if aside.exists():
                 raise RunError(f"cannot set the old replay buffer aside: {aside} exists")
@@ -277,6 +278,9 @@ class Trainer:
             replay.mkdir()
             print(f"saz train: the replay buffer holds features version "
                   f"{checkpoint.feature_version}; moved to {aside}, refilled from self-play",
+                  file=sys.stderr)
+        if any(replay.iterdir()):
+            print(f"saz train: the replay buffer already holds {new} feature planes; kept",
                   file=sys.stderr)
         return widened
 
