@@ -1,7 +1,9 @@
 """`saz bench guard` (tools/bench/guard.py): which position of a lost game it takes, and the table.
 
 The records are real: docs/matches/gomoku-threats-rootfix-vs-aiwine-15x15, game 6, which saz
-lost to AIWine as White, and game 1 of the same match, which saz won.
+lost to AIWine as White, and game 1 of the same match, which saz won. The table is judged with
+generation 118 of the Gomoku run (shipped when the test was written), whose plain search walks
+into the win there and whose second look finds the defence.
 """
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from saz.engine.evaluator import default_model_path
 from saz.tools.bench.cli import main
 from saz.tools.bench.guard import blunders
+
+GEN118 = Path(__file__).parents[1] / "docs" / "experiments" / "gomoku-run" / "gen118.onnx"
 
 
 def test_it_takes_the_move_before_the_winners_first_win_by_threats(
@@ -30,7 +33,7 @@ def test_it_takes_the_move_before_the_winners_first_win_by_threats(
 
 def test_the_table_judges_both_searches(aiwine_records: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["guard", "--model", str(default_model_path("gomoku")), "--records",
+    assert main(["guard", "--model", str(GEN118), "--records",
                  str(aiwine_records), "--opponent", "aiwine"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[2].split("|")[2:5] == [" 7 ", " L10 refuted ", " L8 holds "]

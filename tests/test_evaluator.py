@@ -349,10 +349,12 @@ def test_a_network_of_older_features_reads_its_planes_of_the_new_ones(
     np.testing.assert_allclose(got[1], expected[1], atol=1e-6)
 
 
-def test_the_shipped_gomoku_network_reads_its_eleven_planes_of_version_four() -> None:
-    """`models/gomoku.onnx` was trained on Gomoku features version 3; the engine encodes
-    version 4, which appended the shape planes, and feeds it the first eleven."""
-    evaluator = Evaluator(default_model_path("gomoku"), device="cpu")
+def test_a_gomoku_network_of_version_three_reads_its_eleven_planes_of_version_four() -> None:
+    """Generation 118 of the Gomoku run (shipped until the shape planes) was trained on Gomoku
+    features version 3; the engine encodes version 4, which appended the shape planes, and
+    feeds it the first eleven."""
+    path = Path(__file__).parents[1] / "docs" / "experiments" / "gomoku-run" / "gen118.onnx"
+    evaluator = Evaluator(path, device="cpu")
     assert (evaluator.card.feature_version, evaluator.num_features, evaluator.input_features) == (
         3, 11, 21)
     game = new_game("gomoku", 15)
@@ -362,8 +364,7 @@ def test_the_shipped_gomoku_network_reads_its_eleven_planes_of_version_four() ->
     x = encode([game])
     assert x.shape[2] == 21 and x[0, :, 11:].any()  # the shape planes are there, and dropped
     import onnxruntime as ort
-    session = ort.InferenceSession(str(default_model_path("gomoku")),
-                                   providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     expected = session.run(["log_policy", "value"], {
         "x": np.ascontiguousarray(x[:, :, :11]), "nbr": lay.nbr, "hub": lay.hub,
         "mask": np.ones((1, lay.num_nodes), np.float32)})

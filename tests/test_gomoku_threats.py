@@ -342,7 +342,8 @@ def test_a_guarded_search_confirms_the_move_it_plays() -> None:
     """A 15x15 game AIWine won against saz as Black (docs/matches/
     gomoku-threats-rootfix-vs-aiwine-15x15, game 6, before White's 4th move). Black, were it to
     move, wins by threes, so the root guard screens the network's favourites at a quarter budget
-    each; the shipped model's favourite after the search, (10, 5), passes that screen but loses
+    each; generation 118's favourite after the search (the model shipped when this was written),
+    (10, 5), passes that screen but loses
     to a win by threats that takes more search. The search now checks the move it would play
     more deeply, finds it lost, and plays one that the same deep check does not refute."""
     from saz.engine.evaluator import Evaluator
@@ -352,7 +353,8 @@ def test_a_guarded_search_confirms_the_move_it_plays() -> None:
     game = Gomoku(15)
     for sgf in ["jj", "kg", "ij", "lh", "ii", "jf", "mi"]:
         game.play(game.point(ord(sgf[0]) - 97, ord(sgf[1]) - 97))
-    net = Evaluator(Path(__file__).parents[1] / "models" / "gomoku.onnx", threads=1)
+    net = Evaluator(Path(__file__).parents[1] / "docs" / "experiments" / "gomoku-run" / "gen118.onnx",
+                    threads=1)
 
     def play(confirmed: int) -> int:
         search = mcts.MCTS(net, SearchOptions(seed=3, threat_confirm_moves=confirmed))

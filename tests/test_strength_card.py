@@ -221,7 +221,7 @@ def test_saz_card_adds_records_and_prints_the_table(card: Path, tmp_path: Path,
     out = capsys.readouterr().out
     assert out.endswith(markdown(
         [StrengthRow(**ROW_15.to_dict() | {"record": (REPO / relative).as_posix()})]) + "\n")
-    assert out.startswith("## Training\n\nTrained on 7x7, 8x8, 9x9, 10x10, 11x11: 118 generations")
+    assert out.startswith("## Training\n\nTrained on 11x11, 12x12, 13x13: 290 generations")
     with pytest.raises(SystemExit):
         strength.main([str(card), "--add", "a", "b", "--command", "saz match"])
     assert "exactly one --add DIR" in capsys.readouterr().err
