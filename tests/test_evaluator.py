@@ -16,7 +16,7 @@ from conftest import TinyModel
 from saz.engine import evaluator as evaluator_module
 from saz.engine.evaluator import Evaluator, ModelError, default_model_path
 from saz.engine.games import new_game
-from saz.engine.graph import encode, layout
+from saz.engine.graph import GraphLayout, encode, layout
 from saz.engine.model_card import MASKED_LOG_PROB, card_path, file_digest
 from saz.tools.match.strength import rows
 
@@ -339,14 +339,7 @@ def test_a_network_of_older_features_reads_its_planes_of_the_new_ones(
     lay = layout(9, 9)
     x = encode([game])
     assert x.shape[2] == 14 and x[0, :, 10:].any()  # the line planes are there, and dropped
-    import onnxruntime as ort
-    session = ort.InferenceSession(str(old), providers=["CPUExecutionProvider"])
-    expected = session.run(["log_policy", "value"], {
-        "x": np.ascontiguousarray(x[:, :, :10]), "nbr": lay.nbr, "hub": lay.hub,
-        "mask": np.ones((1, lay.num_nodes), np.float32)})
-    got = evaluator.run(x, lay)
-    np.testing.assert_allclose(got[0], expected[0], atol=1e-6)
-    np.testing.assert_allclose(got[1], expected[1], atol=1e-6)
+    _answers_as_onnxruntime_on_the_first_planes(evaluator, old, x, lay, 10)
 
 
 def test_a_gomoku_network_of_version_three_reads_its_eleven_planes_of_version_four() -> None:
@@ -363,10 +356,17 @@ def test_a_gomoku_network_of_version_three_reads_its_eleven_planes_of_version_fo
     lay = layout(15, 15)
     x = encode([game])
     assert x.shape[2] == 21 and x[0, :, 11:].any()  # the shape planes are there, and dropped
+    _answers_as_onnxruntime_on_the_first_planes(evaluator, path, x, lay, 11)
+
+
+def _answers_as_onnxruntime_on_the_first_planes(evaluator: Evaluator, model: Path,
+                                                x: np.ndarray, lay: GraphLayout, planes: int) -> None:
+    """The evaluator's answer on the game's whole batch `x` is onnxruntime's on the model given
+    only the first `planes` planes."""
     import onnxruntime as ort
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
     expected = session.run(["log_policy", "value"], {
-        "x": np.ascontiguousarray(x[:, :, :11]), "nbr": lay.nbr, "hub": lay.hub,
+        "x": np.ascontiguousarray(x[:, :, :planes]), "nbr": lay.nbr, "hub": lay.hub,
         "mask": np.ones((1, lay.num_nodes), np.float32)})
     got = evaluator.run(x, lay)
     np.testing.assert_allclose(got[0], expected[0], atol=1e-6)
