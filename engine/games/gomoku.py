@@ -14,7 +14,7 @@ forbidden to Black.
 
 The rules, the Zobrist hash, the tactics (`winning_moves`, `forced_moves`, `wins_if_played`), the
 forbidden points (`forbidden`), the threat-space search (`threat_win`, `threat_defences`) and
-the node features (`encode`, `threats`) live in the compiled core, `engine/core/gomoku.cpp`
+the node features (`encode`, `threats`, `shapes`) live in the compiled core, `engine/core/gomoku.cpp`
 (`saz.engine._core.GomokuPosition`); this module is the typed layer over it: argument checks with
 their error messages, the rule objects, and the history that `Game` keeps.
 """
