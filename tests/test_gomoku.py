@@ -413,13 +413,6 @@ def _line_class(game: Gomoku, point: tuple[int, int], color: int, dx: int, dy: i
     return 0
 
 
-def _directions_with(game: Gomoku, point: tuple[int, int], shape: int,
-                     color: int | None = None) -> int:
-    color = game.to_move if color is None else color
-    return sum(_line_class(game, point, color, dx, dy) == shape
-               for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1)))
-
-
 def _shapes_by_definition(game: Gomoku) -> np.ndarray:
     """The shape planes from their definition, direction by direction on the whole board."""
     out = np.zeros((game.num_points, 10), dtype=np.uint8)

@@ -270,18 +270,20 @@ class Trainer:
         # refills it, as on a machine the buffer never reached. A buffer whose positions were
         # given the new planes by hand (they depend on the stones alone) is kept.
         replay = self.run.replay
-        if any(replay.iterdir()) and not ReplayBuffer.packed_for(replay, new):
-            aside = replay.with_name(f"{replay.name}-features-v{checkpoint.feature_version}")
-            if aside.exists():
-                raise RunError(f"cannot set the old replay buffer aside: {aside} exists")
-            replay.rename(aside)
-            replay.mkdir()
-            print(f"saz train: the replay buffer holds features version "
-                  f"{checkpoint.feature_version}; moved to {aside}, refilled from self-play",
-                  file=sys.stderr)
-        if any(replay.iterdir()):
+        if not any(replay.iterdir()):
+            return widened
+        if ReplayBuffer.packed_for(replay, new):
             print(f"saz train: the replay buffer already holds {new} feature planes; kept",
                   file=sys.stderr)
+            return widened
+        aside = replay.with_name(f"{replay.name}-features-v{checkpoint.feature_version}")
+        if aside.exists():
+            raise RunError(f"cannot set the old replay buffer aside: {aside} exists")
+        replay.rename(aside)
+        replay.mkdir()
+        print(f"saz train: the replay buffer holds features version "
+              f"{checkpoint.feature_version}; moved to {aside}, refilled from self-play",
+              file=sys.stderr)
         return widened
 
     def load_buffer(self) -> None:
