@@ -510,6 +510,7 @@ def test_a_match_writes_lines_records_and_a_summary(tmp_path: Path) -> None:
     assert summary["settings"]["time_control"] == "move=5"
     record = parse_sgf((tmp_path / "m" / "games" / "0001.sgf").read_text())
     assert record.game == "gomoku" and [n.move.move for n in record.nodes if n.move] == [0]
+    assert record.rules == "freestyle"  # RU, which `Replay` reads back
     assert "RE[W+F]" in (tmp_path / "m" / "games" / "0002.sgf").read_text()
 
 
@@ -536,6 +537,7 @@ def test_openings_alternate_colours_through_the_match(tmp_path: Path) -> None:
     assert [(g["black"], g["white"]) for g in summary["games"]] == [
         ("r1", "r2"), ("r2", "r1"), ("r1", "r2"), ("r2", "r1")]
     records = [parse_sgf((out / g["sgf"]).read_text()) for g in summary["games"]]
+    assert {r.rules for r in records} == {"Tromp-Taylor"}
     openings = [tuple(n.move.move for n in r.nodes if n.move)[:2] for r in records]
     setup = GameSetup("go", 5, 5, TimeControl.parse("move=10"), {"komi": 7.5})
     expected = random_openings(setup, 2, 2, seed=3)

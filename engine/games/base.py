@@ -374,6 +374,19 @@ class Game(ABC):
         raise UnsupportedRuleError(
             f"{self.name} has no rule parameters {', '.join(sorted(changes))}")
 
+    @classmethod
+    def rules_from_record(cls, komi: float | None, rules: str | None) -> dict[str, Any]:
+        """The constructor's rule parameters for a game recorded with SGF's komi (KM) and rules
+        (RU), each None where the record has none: what a reader replays the record under. The
+        default, a game with one rule set, takes none."""
+        return {}
+
+    @property
+    def rules_text(self) -> str:
+        """The rules in words, for SGF's RU; "" (the default) where the game has one rule set
+        and nothing to say. `rules_from_record` reads it back."""
+        return ""
+
     def is_over(self) -> bool:
         """Whether the game has ended."""
         return self._core.is_over()

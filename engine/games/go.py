@@ -217,6 +217,16 @@ class Go(Game):
         game._core.komi = game.rules.komi
         return game
 
+    @classmethod
+    def rules_from_record(cls, komi: float | None, rules: str | None) -> dict[str, object]:
+        """The record's komi; its RU is not read: other programs name their own rule sets
+        (Chinese, Japanese), and saz plays and scores every game of Go under its one."""
+        return {} if komi is None else {"komi": komi}
+
+    @property
+    def rules_text(self) -> str:
+        return "Tromp-Taylor"
+
     # -- end of the game --------------------------------------------------------------------------
     def area(self, color: int) -> int:
         """Tromp-Taylor area of `color`: its stones plus the empty points that reach only it."""

@@ -176,6 +176,16 @@ class Gomoku(Game):
         game.set_to_move(self.to_move)
         return game
 
+    @classmethod
+    def rules_from_record(cls, komi: float | None, rules: str | None) -> dict[str, object]:
+        """The rule the record's RU names (UnsupportedRuleError, when the game is made, for a
+        rule saz does not play); freestyle where it names none."""
+        return {"rule": rules.strip().lower()} if rules else {}
+
+    @property
+    def rules_text(self) -> str:
+        return self.rules.name
+
     def winning_line(self) -> list[int] | None:
         """The points of the winning run (five, or more under freestyle), ascending, which is
         also their order along the line; None unless the game was won."""

@@ -42,14 +42,14 @@ class Agreement:
 def player_positions(records: list[Path], players: list[str], rules: dict[str, float],
                      game_name: str, max_ply: int | None = None) -> list[tuple[Game, int]]:
     """(position, the move chosen there) for every move of one of `players` in the records,
-    up to ply `max_ply` of each game (all of it when None). ValueError for a record of another
-    game than `game_name`."""
+    up to ply `max_ply` of each game (all of it when None), replayed under each record's own
+    rules with `rules` in their place. ValueError for a record of another game than
+    `game_name`."""
     found = []
     for path, sgf in read_records(records):
         if sgf.game != game_name:
             raise ValueError(f"{path} is a record of {sgf.game}, not {game_name}")
-        komi = {"komi": sgf.komi} if sgf.komi is not None and "komi" not in rules else {}
-        for turn in Replay(sgf, **rules, **komi):
+        for turn in Replay(sgf, **rules):
             if max_ply is not None and turn.ply >= max_ply:
                 break
             if turn.chosen and turn.player in players and turn.move != turn.game.pass_move:

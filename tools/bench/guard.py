@@ -50,7 +50,7 @@ def blunders(records: list[Path], opponent: str, judge: int) -> list[Blunder]:
                                   else (WHITE, sgf.player_white))
         if winner != opponent:
             continue
-        replay = Replay(sgf, rule=sgf.rules or "freestyle")
+        replay = Replay(sgf)
         for turn in replay:
             # The loser's move before this one was its own choice, not the opening's.
             if (turn.color == opponent_color and turn.ply > replay.opening

@@ -137,22 +137,22 @@ def read_estimates(path: Path) -> list[Estimate]:
 
 
 def positions(estimates: list[Estimate]) -> list[Game]:
-    """The positions the estimates are of, replayed from their records with saz's rules."""
-    games: list[Game] = []
-    cache: dict[Path, SgfGame] = {}
+    """The positions the estimates are of, in their order: each record replayed once, under
+    its own komi and saz's rules. ValueError for a ply past a record's end."""
+    wanted: dict[Path, set[int]] = {}
     for e in estimates:
-        sgf = cache.get(e.record)
-        if sgf is None:
-            sgf = cache[e.record] = parse_sgf(e.record.read_text(encoding="utf-8"))
-        komi = {"komi": sgf.komi} if sgf.komi is not None else {}
-        replay = Replay(sgf, **komi)
+        wanted.setdefault(e.record, set()).add(e.ply)
+    found: dict[tuple[Path, int], Game] = {}
+    for record, plies in wanted.items():
+        replay = Replay(parse_sgf(record.read_text(encoding="utf-8")))
         for turn in replay:
-            if turn.ply == e.ply:
-                break
-        if len(replay.game.moves) != e.ply:
-            raise ValueError(f"{e.record} has {len(replay.game.moves)} moves, not {e.ply}")
-        games.append(replay.game)
-    return games
+            if turn.ply in plies:
+                found[record, turn.ply] = turn.game.copy()
+        found[record, len(replay.game.moves)] = replay.game
+        beyond = [ply for ply in plies if (record, ply) not in found]
+        if beyond:
+            raise ValueError(f"{record} has {len(replay.game.moves)} moves, not {min(beyond)}")
+    return [found[e.record, e.ply].copy() for e in estimates]
 
 
 def _agreement(lead: np.ndarray, guess: np.ndarray, sure: np.ndarray) -> float:

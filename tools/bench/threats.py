@@ -30,7 +30,7 @@ def positions(records: list[Path], min_stones: int, limit: int) -> list[Gomoku]:
     `min_stones` stones, not over, no win in one and no forced block."""
     found = []
     for _, sgf in read_records(records):
-        replay = Replay(sgf, rule=sgf.rules or "freestyle")
+        replay = Replay(sgf)
         for game in _after_each_move(replay):
             if (game.is_over() or len(game.moves) < min_stones or game.winning_moves()
                     or game.forced_moves() is not None):

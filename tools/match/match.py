@@ -276,7 +276,7 @@ def write_sgf(config: MatchConfig, number: int, game: GameRecord) -> Path:
         comment += OPENING_NOTE.format(game.opening_plies)
     info = SgfInfo(
         black=game.black, white=game.white, result=game.result,
-        rules=_rules_text(setup),
+        rules=game.game.rules_text,
         day=date.today(), main_time=control.base,
         overtime=overtime, name=f"{config.first.name} vs {config.second.name}, game {number}",
         comment=comment, application=f"saz:{_version()}",
@@ -285,13 +285,6 @@ def write_sgf(config: MatchConfig, number: int, game: GameRecord) -> Path:
     path = config.out / sgf_path(number)
     path.write_text(format_sgf(game.game, info), encoding="utf-8")
     return path
-
-
-def _rules_text(setup: GameSetup) -> str:
-    """The rules in words, for SGF's RU (Othello has one rule set: nothing to say)."""
-    if setup.game == "go":
-        return "Tromp-Taylor"
-    return str(setup.rules.get("rule", "")) if setup.game == "gomoku" else ""
 
 
 def summary(config: MatchConfig, standings: Standings) -> dict[str, Any]:

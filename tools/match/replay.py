@@ -7,7 +7,7 @@ whether it was one of the random opening's plies (which neither engine chose), a
 a record runs past the end of the game under the rules given. `Replay` is that walk; what to do
 at each move stays with the reader.
 
-    replay = Replay(sgf, komi=7.5)
+    replay = Replay(sgf)
     for turn in replay:
         if turn.chosen and turn.player == "gnugo":
             keep(turn.game.copy(), turn.move)
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from saz.engine.games import BLACK, WHITE, new_game
+from saz.engine.games import BLACK, WHITE, game_class, new_game
 from saz.engine.games.base import Game
 from saz.protocol.sgf import SgfGame
 from saz.tools.match.match import opening_plies
@@ -48,8 +48,9 @@ class Turn:
 
 
 class Replay:
-    """The moves of `sgf` played on a new game of its kind and size with `rules` (the game's
-    own keyword parameters: Go's `komi`, Gomoku's `rule`), one `Turn` before each.
+    """The moves of `sgf` played on a new game of its kind and size, one `Turn` before each,
+    under the rules the record names (`Game.rules_from_record`: Go's komi, Gomoku's rule) with
+    `rules` (the game's own keyword parameters) in their place where given.
 
     Iterating plays the record through once. It stops early, with `past_end` set, at a move
     after the game has ended: a record of other rules, or of another game's end. `game` is the
@@ -57,7 +58,8 @@ class Replay:
 
     def __init__(self, sgf: SgfGame, **rules: Any) -> None:
         self.sgf = sgf
-        self.game = new_game(sgf.game, sgf.width, sgf.height, **rules)
+        recorded = game_class(sgf.game).rules_from_record(sgf.komi, sgf.rules)
+        self.game = new_game(sgf.game, sgf.width, sgf.height, **{**recorded, **rules})
         #: The first plies, the random opening, that neither engine chose.
         self.opening = opening_plies(sgf.game_comment)
         self.past_end = False
