@@ -138,7 +138,8 @@ def read_estimates(path: Path) -> list[Estimate]:
 
 def positions(estimates: list[Estimate]) -> list[Game]:
     """The positions the estimates are of, in their order: each record replayed once, under
-    its own komi and saz's rules. ValueError for a ply past a record's end."""
+    its own komi and saz's rules (estimates of the same ply share one position, which is only
+    read). ValueError for a ply past a record's end."""
     wanted: dict[Path, set[int]] = {}
     for e in estimates:
         wanted.setdefault(e.record, set()).add(e.ply)
@@ -152,7 +153,7 @@ def positions(estimates: list[Estimate]) -> list[Game]:
         beyond = [ply for ply in plies if (record, ply) not in found]
         if beyond:
             raise ValueError(f"{record} has {len(replay.game.moves)} moves, not {min(beyond)}")
-    return [found[e.record, e.ply].copy() for e in estimates]
+    return [found[e.record, e.ply] for e in estimates]
 
 
 def _agreement(lead: np.ndarray, guess: np.ndarray, sure: np.ndarray) -> float:
