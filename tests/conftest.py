@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from saz.tools.train.checkpoint import Checkpoint
     from saz.tools.train.model import PolicyValueNet
 
+#: Generation 118 of the Gomoku run, shipped until the shape planes (Gomoku features version 3):
+#: the tests that replay one of its searches, or feed it the planes of a newer version, load it
+#: from here rather than `models/`, which moves on.
+GOMOKU_GEN118 = Path(__file__).parents[1] / "docs" / "experiments" / "gomoku-run" / "gen118.onnx"
+
 #: Hidden width of the test networks: small enough to export and run fast, wide enough that a
 #: wrong aggregation cannot hide in rounding.
 TINY_HIDDEN = 24

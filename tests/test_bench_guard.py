@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import GOMOKU_GEN118
 from saz.tools.bench.cli import main
 from saz.tools.bench.guard import blunders
 
-GEN118 = Path(__file__).parents[1] / "docs" / "experiments" / "gomoku-run" / "gen118.onnx"
 
 
 def test_it_takes_the_move_before_the_winners_first_win_by_threats(
@@ -33,7 +33,7 @@ def test_it_takes_the_move_before_the_winners_first_win_by_threats(
 
 def test_the_table_judges_both_searches(aiwine_records: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["guard", "--model", str(GEN118), "--records",
+    assert main(["guard", "--model", str(GOMOKU_GEN118), "--records",
                  str(aiwine_records), "--opponent", "aiwine"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[2].split("|")[2:5] == [" 7 ", " L10 refuted ", " L8 holds "]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import TinyModel
+from conftest import GOMOKU_GEN118, TinyModel
 
 from saz.engine import evaluator as evaluator_module
 from saz.engine.evaluator import Evaluator, ModelError, default_model_path
@@ -346,8 +346,7 @@ def test_a_gomoku_network_of_version_three_reads_its_eleven_planes_of_version_fo
     """Generation 118 of the Gomoku run (shipped until the shape planes) was trained on Gomoku
     features version 3; the engine encodes version 4, which appended the shape planes, and
     feeds it the first eleven."""
-    path = Path(__file__).parents[1] / "docs" / "experiments" / "gomoku-run" / "gen118.onnx"
-    evaluator = Evaluator(path, device="cpu")
+    evaluator = Evaluator(GOMOKU_GEN118, device="cpu")
     assert (evaluator.card.feature_version, evaluator.num_features, evaluator.input_features) == (
         3, 11, 21)
     game = new_game("gomoku", 15)
@@ -356,7 +355,7 @@ def test_a_gomoku_network_of_version_three_reads_its_eleven_planes_of_version_fo
     lay = layout(15, 15)
     x = encode([game])
     assert x.shape[2] == 21 and x[0, :, 11:].any()  # the shape planes are there, and dropped
-    _answers_as_onnxruntime_on_the_first_planes(evaluator, path, x, lay, 11)
+    _answers_as_onnxruntime_on_the_first_planes(evaluator, GOMOKU_GEN118, x, lay, 11)
 
 
 def _answers_as_onnxruntime_on_the_first_planes(evaluator: Evaluator, model: Path,

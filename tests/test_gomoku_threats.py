@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import GOMOKU_GEN118
 from reference.gomoku_bruteforce import wins_within
 from saz.engine.games import BLACK, WHITE
 from saz.engine.games.errors import IllegalMoveError
@@ -353,8 +354,7 @@ def test_a_guarded_search_confirms_the_move_it_plays() -> None:
     game = Gomoku(15)
     for sgf in ["jj", "kg", "ij", "lh", "ii", "jf", "mi"]:
         game.play(game.point(ord(sgf[0]) - 97, ord(sgf[1]) - 97))
-    net = Evaluator(Path(__file__).parents[1] / "docs" / "experiments" / "gomoku-run" / "gen118.onnx",
-                    threads=1)
+    net = Evaluator(GOMOKU_GEN118, threads=1)
 
     def play(confirmed: int) -> int:
         search = mcts.MCTS(net, SearchOptions(seed=3, threat_confirm_moves=confirmed))
