@@ -16,7 +16,6 @@ from saz.tools.bench.cli import main
 from saz.tools.bench.guard import blunders
 
 
-
 def test_it_takes_the_move_before_the_winners_first_win_by_threats(
         aiwine_records: Path) -> None:
     found = blunders([aiwine_records], "aiwine", 500_000)
