@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import GOMOKU_GEN118, TinyModel
 
+from conftest import GOMOKU_GEN118, TinyModel
 from saz.engine import evaluator as evaluator_module
 from saz.engine.evaluator import Evaluator, ModelError, default_model_path
 from saz.engine.games import new_game

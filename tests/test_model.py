@@ -10,8 +10,8 @@ import numpy as np
 import onnx
 import pytest
 import torch
-from conftest import TinyModel, trained_like_net
 
+from conftest import TinyModel, trained_like_net
 from saz.engine.evaluator import Evaluator, ModelError
 from saz.engine.games import game_class
 from saz.engine.graph import GraphLayout, layout
