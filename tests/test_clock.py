@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from saz.engine.games import new_game
 from saz.engine.search.clock import (
     LATENCY_WINDOW,
     Absolute,
@@ -400,7 +401,7 @@ def test_gomocup_budgets() -> None:
     five = first_budget(Gomocup(5, 0), "gomoku", 400)          # no match limit: the whole turn
     assert five.soft == five.hard == pytest.approx((5 - 0.15) / 1.05)
     match = first_budget(Gomocup(30, 180), "gomoku", 400)      # the match is the tighter limit
-    assert match.soft == pytest.approx(180 / 35)
+    assert match.soft == pytest.approx(180 / 16)                # 16 of a 32-ply game's moves
     assert first_budget(Gomocup(), "gomoku", 400).unlimited     # nothing announced
 
 
@@ -595,12 +596,24 @@ def test_fischer_gets_richer_with_increments() -> None:
 PLIES_LEFT = {
     "go": lambda points, played: max(0.8 * points - played, 0.2 * points),
     "othello": lambda points, played: points - 4 - played,
-    "gomoku": lambda points, played: min(max(70 - played, 40), points - played),
+    "gomoku": lambda points, played: min(max(32 - played, 28), points - played),
 }
 
 
 def moves_left(game: str, points: int, played: int) -> float:
     return expected_moves_left(PLIES_LEFT[game](points, played))
+
+
+@pytest.mark.parametrize("name, size", [("go", 9), ("go", 19), ("othello", 8), ("gomoku", 15)])
+def test_stand_ins_are_the_games_estimates(name: str, size: int) -> None:
+    # The simulated games below are only as safe as the estimates they stand in for: a stand-in
+    # more generous than its game's estimate once hid a Gomoku estimate that lost on time.
+    game, rng = new_game(name, size), random.Random(0)
+    for _ in range(40):
+        assert PLIES_LEFT[name](game.num_points, len(game.moves)) == pytest.approx(game.plies_left())
+        game.play(rng.choice(game.legal_moves().tolist()))
+        if game.is_over():
+            break
 
 
 def test_expected_moves_left_counts_every_other_ply_from_now() -> None:
