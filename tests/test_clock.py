@@ -606,8 +606,8 @@ def moves_left(game: str, points: int, played: int) -> float:
 
 @pytest.mark.parametrize("name, size", [("go", 9), ("go", 19), ("othello", 8), ("gomoku", 15)])
 def test_stand_ins_are_the_games_estimates(name: str, size: int) -> None:
-    # The simulated games below are only as safe as the estimates they stand in for: a stand-in
-    # more generous than its game's estimate once hid a Gomoku estimate that lost on time.
+    # The simulated games below test the estimates they stand in for only while they equal
+    # them: Gomoku's stand-in was once far more generous than the game's own estimate.
     game, rng = new_game(name, size), random.Random(0)
     for _ in range(40):
         assert PLIES_LEFT[name](game.num_points, len(game.moves)) == pytest.approx(game.plies_left())
