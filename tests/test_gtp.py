@@ -31,7 +31,7 @@ from saz.engine.search.clock import (
     JapaneseByoyomi,
     NoTimeLimit,
 )
-from saz.engine.search.options import SubgraphSampling, search_options
+from saz.engine.search.options import SearchOptions, SubgraphSampling, search_options
 from saz.protocol.gtp import build_parser, clean, format_reply, main, parse_command
 from saz.protocol.gtp_client import (
     EngineExited,
@@ -523,6 +523,30 @@ def test_subgraph_options_reach_the_search() -> None:
     (["--subgraph-blend", "1.5"], r"subgraph blend must be in \[0, 1\]"),
 ])
 def test_bad_subgraph_options_are_refused_with_the_reason(
+        argv: list[str], reason: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv, stdin=[], stdout=io.StringIO())
+    assert exit_.value.code == 2
+    assert re.search(reason, capsys.readouterr().err)
+
+
+# -- PUCT's constants on the command line (Leela Zero's --puct, --fpu_reduction, --batchsize) -------
+def test_puct_options_reach_the_search() -> None:
+    parser = build_parser()
+    args = parser.parse_args(["--c-puct", "1.1", "--fpu-reduction", "0.4", "--batch-size", "4"])
+    options = search_options(parser, args)
+    assert (options.c_puct, options.fpu_reduction, options.batch_size) == (1.1, 0.4, 4)
+    defaults = search_options(parser, parser.parse_args([]))
+    assert (defaults.c_puct, defaults.fpu_reduction, defaults.batch_size) == (
+        SearchOptions.c_puct, SearchOptions.fpu_reduction, SearchOptions.batch_size)
+
+
+@pytest.mark.parametrize(("argv", "reason"), [
+    (["--c-puct", "0"], "c_puct must be > 0"),
+    (["--batch-size", "0"], "batch_size must be >= 1"),
+    (["--fpu-reduction", "x"], "invalid float value"),
+])
+def test_bad_puct_options_are_refused_with_the_reason(
         argv: list[str], reason: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(argv, stdin=[], stdout=io.StringIO())

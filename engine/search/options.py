@@ -125,6 +125,17 @@ class SearchOptions:
 # -- the front-ends' command line ------------------------------------------------------------------
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     """The search options `saz gtp` and `pbrain-saz` both take."""
+    parser.add_argument("--c-puct", type=float, default=SearchOptions.c_puct, metavar="C",
+                        help="PUCT's exploration constant: higher spreads the visits over more "
+                             f"moves (default {SearchOptions.c_puct})")
+    parser.add_argument("--fpu-reduction", type=float, default=SearchOptions.fpu_reduction,
+                        metavar="R", help="an unvisited move is valued at its parent's value "
+                                          "less R: higher keeps the search on the moves already "
+                                          f"tried (default {SearchOptions.fpu_reduction})")
+    parser.add_argument("--batch-size", type=int, default=SearchOptions.batch_size, metavar="N",
+                        help="leaves sent to the network at once: larger feeds a GPU, smaller "
+                             "spends a CPU's visits on fewer guesses (default "
+                             f"{SearchOptions.batch_size})")
     parser.add_argument("--subgraphs", type=int, default=0, metavar="K",
                         help="also evaluate K random sub-boards of every new leaf and blend their "
                              "policy into its prior (the paper's subgraph sampling; default 0: "
@@ -163,7 +174,9 @@ def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     """The `SearchOptions` of parsed `add_search_arguments` arguments; a bad value is the
     parser's error (exit status 2, the reason on stderr)."""
     try:
-        return SearchOptions(max_tree_bytes=args.max_memory, search_threads=args.search_threads,
+        return SearchOptions(c_puct=args.c_puct, fpu_reduction=args.fpu_reduction,
+                             batch_size=args.batch_size,
+                             max_tree_bytes=args.max_memory, search_threads=args.search_threads,
                              solve_empties=args.solve_empties,
                              threat_nodes=args.threat_nodes,
                              threat_root_nodes=args.threat_root_nodes,
