@@ -590,3 +590,87 @@ def test_the_book_opens_in_the_centre_of_an_empty_board(width: int, height: int,
     game.undo()
     assert game.book_moves() == [game.point(*centre)]
     assert new_game("go", 9).book_moves() is None and new_game("othello", 8).book_moves() is None
+
+
+# -- the window the network sees (`focus_masks`) ------------------------------------------------------
+def _window(keep: np.ndarray, size: int) -> tuple[int, int, int, int]:
+    """(x0, x1, y0, y1) of a focus mask's kept points, which must form that rectangle."""
+    ys, xs = np.nonzero(keep[:-1].reshape(size, size))
+    x0, x1, y0, y1 = int(xs.min()), int(xs.max()), int(ys.min()), int(ys.max())
+    assert len(xs) == (x1 - x0 + 1) * (y1 - y0 + 1)
+    return x0, x1, y0, y1
+
+
+def test_focus_is_the_stones_reach_widened_to_the_least_side() -> None:
+    from saz.engine.graph import encode
+    game = Gomoku(20)
+    for x, y in ((8, 10), (12, 10), (10, 6)):
+        game.play(game.point(x, y))
+    keep = Gomoku.focus_masks(encode([game]), 20, 20, 12)
+    assert keep is not None and keep.shape == (1, 401) and keep[0, -1]
+    # x: 8..12 and four either side, 4..16 (13 > 12); y: 6..10 and four, 2..14, widened to 13
+    assert _window(keep[0], 20) == (4, 16, 2, 14)
+    # one stone: 9 points a side, widened evenly to 12
+    single = Gomoku(20)
+    single.play(single.point(10, 10))
+    keep = Gomoku.focus_masks(encode([single]), 20, 20, 12)
+    assert keep is not None and _window(keep[0], 20) == (5, 16, 5, 16)
+
+
+def test_focus_slides_inside_the_board_and_keeps_its_side() -> None:
+    from saz.engine.graph import encode
+    game = Gomoku(20)
+    game.play(game.point(1, 18))
+    keep = Gomoku.focus_masks(encode([game]), 20, 20, 12)
+    assert keep is not None and _window(keep[0], 20) == (0, 11, 8, 19)
+
+
+def test_focus_is_the_whole_board_when_the_stones_span_it_or_there_are_none() -> None:
+    from saz.engine.graph import encode
+    spread = Gomoku(20)
+    spread.play(spread.point(2, 2))
+    spread.play(spread.point(17, 17))
+    assert Gomoku.focus_masks(encode([spread]), 20, 20, 12) is None
+    assert Gomoku.focus_masks(encode([Gomoku(20)]), 20, 20, 12) is None
+    small = Gomoku(12)  # the least side is the board itself
+    small.play(small.point(6, 6))
+    assert Gomoku.focus_masks(encode([small]), 12, 12, 12) is None
+    centre = Gomoku(20)
+    centre.play(centre.point(10, 10))
+    keep = Gomoku.focus_masks(encode([centre, Gomoku(20)]), 20, 20, 12)
+    assert keep is not None and keep[1].all()  # the empty board in a batch is seen whole
+    assert keep[0].sum() == 12 * 12 + 1
+
+
+def test_other_games_are_seen_whole() -> None:
+    from saz.engine.graph import encode
+    for name, size in (("go", 19), ("othello", 16)):
+        game = new_game(name, size)
+        game.play(game.legal_moves()[0])
+        assert type(game).focus_masks(encode([game]), size, size, 12) is None
+
+
+def test_the_network_sees_a_window_as_a_board_that_size(tiny_model) -> None:
+    """Masked to its window, a 20x20 position evaluates as the same stones on a 12x12 board:
+    the window's edge is an edge to the network, and the points beyond it add nothing."""
+    from saz.engine.evaluator import Evaluator
+    from saz.engine.graph import encode
+    evaluator = Evaluator(tiny_model("gomoku").path, threads=1)
+    stones = ((9, 10), (10, 9), (10, 11), (11, 12))
+    big, small = Gomoku(20), Gomoku(12)
+    for x, y in stones:  # the window is x 5..16, y 5..16 (four round 9..12 / 9..12, widened)
+        big.play(big.point(x, y))
+        small.play(small.point(x - 5, y - 5))
+    x = encode([big])
+    keep = Gomoku.focus_masks(x, 20, 20, 12)
+    assert keep is not None and _window(keep[0], 20) == (5, 16, 5, 16)
+    _, value_big = evaluator.evaluate([big], keep)
+    _, value_small = evaluator.evaluate([small])
+    _, value_whole = evaluator.evaluate([big])
+    assert value_big[0] == pytest.approx(value_small[0], abs=1e-5)
+    assert abs(value_whole[0] - value_small[0]) > 1e-4  # the whole board reads otherwise
+    from saz.engine.graph import layout
+    log_big, _ = evaluator.run(x, layout(20, 20), keep)
+    log_small, _ = evaluator.run(encode([small]), layout(12, 12))
+    inside = log_big[0, :-1].reshape(20, 20)[5:17, 5:17].ravel()
+    assert np.allclose(inside, log_small[0, :-1], atol=1e-4)

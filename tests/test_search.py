@@ -289,6 +289,34 @@ def test_subgraph_sampling_sends_masked_copies() -> None:
     check_tree(search)
 
 
+def test_focus_shows_the_network_each_leafs_window_and_searches_only_there() -> None:
+    net = FakeNet()
+    game = new_game("gomoku", 20)
+    for x, y in ((10, 10), (11, 10), (10, 11)):
+        game.play(game.point(x, y))
+    search = MCTS(net, SearchOptions(batch_size=4, seed=1))  # focus_side 12, the default
+    result = search.search(game, SearchLimits(playouts=60, early_stop=False))
+    assert all(mask is not None for _, mask in net.calls)
+    for _, mask in net.calls:
+        assert mask[:, -1].all()
+        # a leaf holds the root's stones and a few more: never less than 12 a side, never all
+        assert ((mask[:, :-1].sum(axis=1) >= 144) & (mask[:, :-1].sum(axis=1) < 400)).all()
+    window = net.calls[0][1][0, :-1].reshape(20, 20)  # the root's own: x 5..16, y 5..16
+    for info in result.moves:
+        x, y = info.move % 20, info.move // 20
+        assert window[y, x], f"visited {x},{y} outside the window"
+    check_tree(search)
+
+
+def test_without_focus_the_network_sees_the_whole_board() -> None:
+    net = FakeNet()
+    game = new_game("gomoku", 20)
+    game.play(game.point(10, 10))
+    MCTS(net, SearchOptions(batch_size=4, focus_side=0, seed=1)).search(
+        game, SearchLimits(playouts=20, early_stop=False))
+    assert all(mask is None for _, mask in net.calls)
+
+
 def test_root_noise_is_seeded_and_keeps_a_distribution() -> None:
     def root_priors(seed: int) -> list[float]:
         search = MCTS(FakeNet(), SearchOptions(dirichlet_epsilon=0.25, seed=seed))

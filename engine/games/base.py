@@ -217,6 +217,16 @@ class Game(ABC):
         k = cls.feature_prefixes.get(version)
         return k if k is not None and tuple(names) == cls.feature_names[:k] else None
 
+    @classmethod
+    def focus_masks(cls, x: np.ndarray, width: int, height: int,
+                    min_side: int) -> np.ndarray | None:
+        """Where only part of the board bears on a position, the nodes the network should see
+        of each encoded position `x [B, nodes, planes]` (its features) on a width x height
+        board: `[B, nodes]` bool, True = kept, the extra node always; a window at least
+        `min_side` points a side where the board allows. None: the whole board, for every row.
+        The default is None: in Go and Othello a point anywhere can decide the game."""
+        return None
+
     # -- state --------------------------------------------------------------------------------
     @property
     def board(self) -> np.ndarray:

@@ -376,15 +376,23 @@ class MCTS:
             self._release(x)
             return None
         x = x[:leaves]
+        mask = self._focus(lay, x)
         sub = self.options.subgraphs
         k = sub.count if sub.enabled else 0
-        mask = None
         if k:  # each leaf, then k copies of it that the masks cut down to sub-boards
             rows = np.repeat(x, 1 + k, axis=0)
             self._release(x)
             x = rows
-            mask = self._subgraph_masks(lay, leaves, k)
+            windows = self._subgraph_masks(lay, leaves, k)
+            mask = windows if mask is None else windows & np.repeat(mask, 1 + k, axis=0)
         return _Batch(leaves, lay, x, mask, 1 + k)
+
+    def _focus(self, lay: GraphLayout, x: np.ndarray) -> np.ndarray | None:
+        """The nodes of each leaf the network sees (`SearchOptions.focus_side`); None: all."""
+        side = self.options.focus_side
+        if side <= 0 or self._root is None:
+            return None
+        return type(self._root).focus_masks(x, lay.width, lay.height, side)
 
     def _finish_oldest(self, in_flight: deque[tuple[_Batch, Future[_Output] | _Output]],
                        counters: _Counters) -> None:

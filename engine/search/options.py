@@ -91,6 +91,10 @@ class SearchOptions:
     #: half the time left before the hard limit), and a refuted one is replaced by the next, up
     #: to this many moves. 0: off. Measured in docs/STRENGTH.md ("The guard's second look").
     threat_confirm_moves: int = 4
+    #: Where the game says only part of the board bears on a position (`Game.focus_masks`:
+    #: Gomoku's points within a five's reach of a stone), each leaf is evaluated on that window,
+    #: at least this many points a side, as on a board that size. 0: the whole board always.
+    focus_side: int = 12
     subgraphs: SubgraphSampling = SubgraphSampling()
     #: Seed of the search's own random numbers (noise, subgraph windows); None: from the OS.
     seed: int | None = None
@@ -118,6 +122,8 @@ class SearchOptions:
             raise ValueError("solve_nodes and solve_root_nodes must be >= 1")
         if self.threat_nodes < 0 or self.threat_root_nodes < 0:
             raise ValueError("threat_nodes and threat_root_nodes must be >= 0 (0: off)")
+        if self.focus_side < 0:
+            raise ValueError("focus_side must be >= 0 (0: off)")
         if self.threat_confirm_moves < 0:
             raise ValueError("threat_confirm_moves must be >= 0 (0: off)")
 
@@ -165,6 +171,10 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Gomoku: when the opponent threatens to win by threats, check the "
                              "move the search would play with a deeper threat search, and up to "
                              f"N in all (default {SearchOptions.threat_confirm_moves}; 0: off)")
+    parser.add_argument("--focus-side", type=int, default=SearchOptions.focus_side, metavar="N",
+                        help="Gomoku: the network sees each position's window round its stones "
+                             "(a five's reach), at least N points a side, as a board that size "
+                             f"(default {SearchOptions.focus_side}; 0: the whole board)")
     parser.add_argument("--subgraph-blend", type=float, default=SubgraphSampling.blend,
                         metavar="B", help="the sub-boards' share of the prior (default "
                                           f"{SubgraphSampling.blend})")
@@ -181,6 +191,7 @@ def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
                              threat_nodes=args.threat_nodes,
                              threat_root_nodes=args.threat_root_nodes,
                              threat_confirm_moves=args.threat_confirm_moves,
+                             focus_side=args.focus_side,
                              subgraphs=SubgraphSampling(count=args.subgraphs,
                                                         blend=args.subgraph_blend))
     except ValueError as exc:
