@@ -10,6 +10,7 @@
     saz bench agreement --model M --records DIR --player NAME (see tools/bench/agreement.py)
     saz bench guard --model M --records DIR --opponent NAME (see tools/bench/guard.py)
     saz bench decided --records DIR --player NAME         (see tools/bench/decided.py)
+    saz bench foresight --model M --records DIR           (see tools/bench/foresight.py)
     saz bench judgement --estimates CSV --model M        (see tools/bench/judgement.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
@@ -45,6 +46,7 @@ from saz.tools.train.export import export_checkpoint
 from saz.tools.bench import agreement as bench_agreement
 from saz.tools.bench import clock as bench_clock
 from saz.tools.bench import decided as bench_decided
+from saz.tools.bench import foresight as bench_foresight
 from saz.tools.bench import gomocup as bench_gomocup
 from saz.tools.bench import gtp as bench_gtp
 from saz.tools.bench import guard as bench_guard
@@ -269,6 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_judgement.add_parser(subparsers)
     bench_guard.add_parser(subparsers)
     bench_decided.add_parser(subparsers)
+    bench_foresight.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 
