@@ -34,10 +34,12 @@ class FakeNet:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self.calls: list[tuple[int, np.ndarray | None]] = []
+        self.layouts: list[GraphLayout] = []
 
     def run(self, x: np.ndarray, layout: GraphLayout,
             mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         self.calls.append((x.shape[0], None if mask is None else mask.copy()))
+        self.layouts.append(layout)
         b, n = x.shape[0], x.shape[1]
         key = (x.reshape(b, -1) * np.arange(1, x[0].size + 1)).sum(axis=1)
         rng = np.random.default_rng([self.seed, int(abs(key.sum()) * 1000) % 2**31])
@@ -290,18 +292,26 @@ def test_subgraph_sampling_sends_masked_copies() -> None:
 
 
 def test_focus_shows_the_network_each_leafs_window_and_searches_only_there() -> None:
+    from saz.engine.graph import encode
     net = FakeNet()
     game = new_game("gomoku", 20)
     for x, y in ((10, 10), (11, 10), (10, 11)):
         game.play(game.point(x, y))
     search = MCTS(net, SearchOptions(batch_size=4, seed=1))  # focus_side 12, the default
     result = search.search(game, SearchLimits(playouts=60, early_stop=False))
-    assert all(mask is not None for _, mask in net.calls)
-    for _, mask in net.calls:
-        assert mask[:, -1].all()
-        # a leaf holds the root's stones and a few more: never less than 12 a side, never all
+    # The root alone first: the network gets its 12x12 window as a 12x12 board.
+    assert (net.layouts[0].width, net.layouts[0].height) == (12, 12)
+    for (rows, mask), lay in zip(net.calls, net.layouts, strict=True):
+        # each leaf in its window; the batch cut to the windows' bounding box where it is less
+        # than the board
+        assert 12 <= lay.width <= 20 and 12 <= lay.height <= 20
+        assert mask is not None and mask.shape == (rows, lay.num_nodes) and mask[:, -1].all()
         assert ((mask[:, :-1].sum(axis=1) >= 144) & (mask[:, :-1].sum(axis=1) < 400)).all()
-    window = net.calls[0][1][0, :-1].reshape(20, 20)  # the root's own: x 5..16, y 5..16
+    assert any(lay.num_points < 400 for lay in net.layouts[1:])
+    root = type(game).focus_masks(encode([game]), 20, 20, 12)
+    assert root is not None
+    window = root[0, :-1].reshape(20, 20)  # the root's own: x 5..16, y 5..16
+    assert window.sum() == 144
     for info in result.moves:
         x, y = info.move % 20, info.move // 20
         assert window[y, x], f"visited {x},{y} outside the window"
@@ -530,3 +540,31 @@ def test_an_analysis_at_the_tree_budget_keeps_reporting_until_stopped() -> None:
                            progress_interval=0.01, stop=stop)
     assert search._tree.full and search.tree_bytes <= 2 * 2**20
     assert len(snapshots) >= 40 and snapshots[-1] == snapshots[-5] == result.root_visits
+
+
+def test_a_cut_down_batch_gives_the_network_outputs_of_the_masked_board(tiny_model) -> None:
+    """`crop` keeps the rectangle that every row's mask lies in: on the kept nodes the network
+    then answers exactly what it answers on the whole board under the same masks."""
+    from saz.engine.evaluator import Evaluator
+    from saz.engine.graph import encode, layout
+    from saz.engine.search.mcts import crop
+    evaluator = Evaluator(tiny_model("gomoku").path, threads=1)
+    games = []
+    for stones in (((9, 10), (10, 9), (10, 11)), ((6, 6), (7, 7)), ((12, 14), (13, 12))):
+        game = new_game("gomoku", 20)
+        for x, y in stones:
+            game.play(game.point(x, y))
+        games.append(game)
+    x = encode(games)
+    mask = type(games[0]).focus_masks(x, 20, 20, 12)
+    assert mask is not None
+    cut = crop(x, mask, layout(20, 20))
+    assert cut is not None and (cut.layout.width, cut.layout.height) == (18, 19)  # x 1..18, y 1..19
+    log_whole, value_whole = evaluator.run(x, layout(20, 20), mask)
+    log_cut, value_cut = evaluator.run(cut.x, cut.layout, cut.mask)
+    assert np.allclose(value_cut, value_whole, atol=1e-5)
+    kept = mask[:, cut.nodes]
+    assert np.allclose(log_cut[kept], log_whole[:, cut.nodes][kept], atol=1e-4)
+    assert (mask.sum(axis=1) == kept.sum(axis=1)).all()  # every kept node is in the cut
+    # Windows that span the board leave nothing to cut.
+    assert crop(x, np.ones_like(mask), layout(20, 20)) is None

@@ -26,13 +26,14 @@ from collections.abc import Callable, Collection
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from math import sqrt
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
 from saz.engine import _core
 from saz.engine.games.base import Game
 from saz.engine.graph import GraphLayout, layout
+from saz.engine.model_card import MASKED_LOG_PROB
 from saz.engine.search.memory import resident_bytes
 from saz.engine.search.options import SearchOptions
 from saz.engine.search.subgraph import window_masks
@@ -301,7 +302,7 @@ class MCTS:
         counters = _Counters()
         lay = layout(root.width, root.height)
         if not tree.root_expanded:
-            batch = self._collect(lay, counters, 1)
+            batch = self._collect(lay, counters, 1, focus=True)
             if batch is not None:
                 self._finish(batch, self._run(batch), counters)
         if allowed is not None:
@@ -329,7 +330,7 @@ class MCTS:
             turn, turn_start = now - turn_start, now
             if self._limit_reached(limits, counters, now - start, turn):
                 break
-            batch = self._collect(lay, counters, self.options.batch_size)
+            batch = self._collect(lay, counters, self.options.batch_size, focus=True)
             if batch is not None:
                 job = self._executor().submit(self._run, batch) if depth else self._run(batch)
                 in_flight.append((batch, job))
@@ -361,11 +362,14 @@ class MCTS:
             if not (self._stop.is_set() or stop.is_set()):
                 on_progress(self._result(counters, start))
 
-    def _collect(self, lay: GraphLayout, counters: _Counters, size: int) -> _Batch | None:
+    def _collect(self, lay: GraphLayout, counters: _Counters, size: int, *,
+                 focus: bool = False) -> _Batch | None:
         """Descend until `size` new leaves need the network, backing up on the way the positions
         the rules settle. Those cost no network call, so they do not count towards the batch
         (else a tree full of settled lines sends the network small batches), but at most
-        `size * SETTLED_DESCENTS` descents are made for one batch. None: no new leaf."""
+        `size * SETTLED_DESCENTS` descents are made for one batch. None: no new leaf. `focus`:
+        each leaf masked to its window (`SearchOptions.focus_side`), the batch cut down to
+        them (`crop`); lockstep callers evaluate the rows they gather whole."""
         features = self._root.num_features()  # type: ignore[union-attr]
         x = self._buffer(lay, features, size)
         leaves, settled, collisions = self._tree.collect(size, size * SETTLED_DESCENTS, x)
@@ -376,7 +380,7 @@ class MCTS:
             self._release(x)
             return None
         x = x[:leaves]
-        mask = self._focus(lay, x)
+        mask = self._focus(lay, x) if focus else None
         sub = self.options.subgraphs
         k = sub.count if sub.enabled else 0
         if k:  # each leaf, then k copies of it that the masks cut down to sub-boards
@@ -385,7 +389,12 @@ class MCTS:
             x = rows
             windows = self._subgraph_masks(lay, leaves, k)
             mask = windows if mask is None else windows & np.repeat(mask, 1 + k, axis=0)
-        return _Batch(leaves, lay, x, mask, 1 + k)
+        batch = _Batch(leaves, lay, x, mask, 1 + k)
+        cut = crop(x, mask, lay) if focus and mask is not None else None
+        if cut is None:
+            return batch
+        self._release(x)
+        return _Batch(leaves, cut.layout, cut.x, cut.mask, 1 + k, cut.nodes, lay.num_nodes)
 
     def _focus(self, lay: GraphLayout, x: np.ndarray) -> np.ndarray | None:
         """The nodes of each leaf the network sees (`SearchOptions.focus_side`); None: all."""
@@ -478,10 +487,15 @@ class MCTS:
     def _finish(self, batch: _Batch, output: _Output, counters: _Counters) -> None:
         """Expand the evaluated leaves and back their values up."""
         log_policy, values, seconds = output
+        if batch.nodes is not None:  # a cut-down batch: the board's other nodes were masked
+            whole = np.full((len(log_policy), batch.board_nodes), MASKED_LOG_PROB, np.float32)
+            whole[:, batch.nodes] = log_policy
+            log_policy = whole
         self._tree.absorb(np.ascontiguousarray(log_policy, dtype=np.float32),
                           np.ascontiguousarray(values, dtype=np.float32),
                           batch.group, self.options.subgraphs.blend)
-        self._release(batch.x)
+        if batch.nodes is None:  # a cut-down batch's rows are its own, not the pool's
+            self._release(batch.x)
         counters.eval_seconds += seconds
         counters.batches += 1
         counters.evaluated += batch.leaves
@@ -751,6 +765,40 @@ class _Batch:
     mask: np.ndarray | None
     #: Rows per leaf: the position itself, then its sub-boards.
     group: int
+    #: A batch cut down to its masks' bounding box (`crop`): the board's node of each of its
+    #: columns, and the board's node count; None when the rows are whole positions.
+    nodes: np.ndarray | None = None
+    board_nodes: int = 0
+
+
+class Cut(NamedTuple):
+    """A batch cut down to the rectangle its masks keep (`crop`)."""
+
+    x: np.ndarray
+    mask: np.ndarray
+    layout: GraphLayout
+    #: The board's node index of each of the cut's nodes, the extra node last.
+    nodes: np.ndarray
+
+
+def crop(x: np.ndarray, mask: np.ndarray, lay: GraphLayout) -> Cut | None:
+    """The rows `x [B, nodes, F]` of `lay`'s board, masked by `mask [B, nodes]`, on the smallest
+    rectangle holding every kept point: the network computes the same outputs on the kept
+    nodes (a masked node sends nothing and is not pooled, as a node off the board), for a
+    fraction of the work. None when that rectangle is the whole board."""
+    width, height = lay.width, lay.height
+    kept = mask[:, :-1].reshape(-1, height, width).any(axis=0)
+    rows, cols = np.flatnonzero(kept.any(axis=1)), np.flatnonzero(kept.any(axis=0))
+    if not len(rows):
+        return None
+    y0, y1, x0, x1 = rows[0], rows[-1], cols[0], cols[-1]
+    w, h = int(x1 - x0 + 1), int(y1 - y0 + 1)
+    if w == width and h == height:
+        return None
+    points = (np.arange(y0, y1 + 1)[:, None] * width + np.arange(x0, x1 + 1)[None, :]).ravel()
+    nodes = np.append(points, width * height)
+    return Cut(np.ascontiguousarray(x[:, nodes]), np.ascontiguousarray(mask[:, nodes]),
+               layout(w, h), nodes)
 
 
 @dataclass
