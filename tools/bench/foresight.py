@@ -24,7 +24,8 @@ import numpy as np
 from saz.engine.evaluator import Evaluator
 from saz.engine.games import BLACK, WHITE, game_class
 from saz.engine.graph import encode
-from saz.tools.match.match import opening_plies, read_records
+from saz.tools.match.match import read_records
+from saz.tools.match.replay import Replay
 
 #: Ply bands of the table (from, to): the opening, the middle game, the threats.
 _BANDS = ((0, 8), (8, 14), (14, 22), (22, 32), (32, 10_000))
@@ -52,19 +53,13 @@ def read_values(evaluator: Evaluator, records: Sequence[Path], focus_side: int,
             continue
         res = sgf.result or ""
         winner = BLACK if res.startswith("B+") else WHITE if res.startswith("W+") else None
-        game = cls(sgf.width, sgf.height, **cls.rules_from_record(sgf.komi, sgf.rules))
-        positions = []
-        opening = opening_plies(sgf.game_comment)
-        for node in sgf.nodes:
-            if node.move is None or game.is_over():
-                continue
-            game.play(node.move.move)
-            if opening <= len(game.moves) <= max_ply and not game.is_over():
-                positions.append(game.copy())
+        # the positions each side chose a move in, up to max_ply: after the random opening
+        positions = [turn.game.copy() for turn in Replay(sgf)
+                     if turn.chosen and turn.ply <= max_ply]
         if not positions:
             continue
         x = encode(positions)
-        keep = cls.focus_masks(x, game.width, game.height, focus_side)
+        keep = cls.focus_masks(x, sgf.width, sgf.height, focus_side)
         _, v_whole = evaluator.evaluate(positions)
         _, v_window = evaluator.evaluate(positions, keep)
         plies += [len(p.moves) for p in positions]
