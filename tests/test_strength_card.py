@@ -272,3 +272,20 @@ def test_the_training_record_lists_every_session() -> None:
         "sessions": [dict(first, generations=[5, 22]), session]})
     assert "| before the record kept sessions | `saz train --game go --out runs/go --hours 1` | " \
            "1-4 | 1.00 | ? | ? | ? | ? |" in text
+
+
+def test_a_model_that_played_second_is_named_and_its_side_recorded(tmp_path: Path) -> None:
+    """A match run as `--engine aiwine=... --engine saz=...`: the row is saz's, its Elo the
+    other side of the summary's."""
+    first = StrengthRow(**ROW_15.to_dict() | {"engine": "greedy", "opponent": "saz",
+                                              "engine_command": ROW_15.opponent_command,
+                                              "opponent_command": ROW_15.engine_command,
+                                              "wins": 1, "losses": 39, "elo": "-636 [-inf, -441]"})
+    record = write_record(tmp_path / "m", summary_of(first))
+    row = read_record(record, engine="saz")
+    assert (row.engine, row.opponent, row.wld) == ("saz", "greedy", "39-1-0")
+    assert row.engine_command == ROW_15.engine_command
+    assert row.elo == "+636 [+441, +inf]"
+    assert read_record(record).engine == "greedy"  # by default, the first engine's
+    with pytest.raises(StrengthError, match="no engine 'nobody' in the match"):
+        read_record(record, engine="nobody")

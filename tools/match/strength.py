@@ -28,6 +28,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from saz.engine.model_card import ModelCard, ModelCardError, card_path
+from saz.tools.match.elo import Record, estimate
 
 #: The file of a match record folder that `saz match --out` writes its summary to.
 SUMMARY_FILE = "summary.json"
@@ -91,25 +92,34 @@ class StrengthRow:
 
     @classmethod
     def from_summary(cls, summary: Mapping[str, Any], record: str | PurePath,
-                     command: str | None = None) -> StrengthRow:
+                     command: str | None = None, engine: str | None = None) -> StrengthRow:
         """The row of a match from its summary.json (`tools/match/match.py`) and record folder. The
         summary's own command unless `command` is given; StrengthError when a summary written
-        before summaries had one (or not by `saz match` at all) gives none."""
+        before summaries had one (or not by `saz match` at all) gives none. The model is the
+        engine that played first unless `engine` names it; its Elo is then the other side of
+        the summary's."""
         try:
             command = command or summary.get("command")
             if not command:
                 raise StrengthError("the summary does not say which command played the match "
                                     "(written before summaries did): give the command")
             settings, elo = summary["settings"], summary["elo"]
-            engine, opponent = elo["engine"], elo["opponent"]
+            first, second = elo["engine"], elo["opponent"]
+            if engine is not None and engine not in (first, second):
+                raise StrengthError(f"no engine {engine!r} in the match: it was {first} "
+                                    f"against {second}")
+            engine = engine or first
+            opponent = second if engine == first else first
             totals = summary["totals"][engine]
+            elo_text = elo["text"] if engine == first else str(estimate(
+                Record(totals["wins"], totals["draws"], totals["losses"])))
             return cls(
                 engine=engine, engine_command=summary["engines"][engine],
                 opponent=opponent, opponent_command=summary["engines"][opponent],
                 game=settings["game"], board=f"{settings['width']}x{settings['height']}",
                 games=totals["wins"] + totals["losses"] + totals["draws"],
                 wins=totals["wins"], losses=totals["losses"], draws=totals["draws"],
-                elo=elo["text"], time_control=settings["time_control"],
+                elo=elo_text, time_control=settings["time_control"],
                 openings=settings["openings"], command=command, record=record_name(record))
         except KeyError as exc:  # `elo` is absent until a game has ended
             raise StrengthError(f"not the summary of a match with a game played: no {exc}") \
@@ -137,9 +147,11 @@ def record_name(directory: str | PurePath) -> str:
     return PurePath(directory).as_posix()
 
 
-def read_record(directory: str | Path, command: str | None = None) -> StrengthRow:
-    """The row of the match recorded in `directory` (its summary.json); StrengthError naming
-    the file when it is missing or not a match summary."""
+def read_record(directory: str | Path, command: str | None = None,
+                engine: str | None = None) -> StrengthRow:
+    """The row of the match recorded in `directory` (its summary.json), the model being
+    `engine` (default: the engine that played first); StrengthError naming the file when it is
+    missing or not a match summary."""
     path = Path(directory) / SUMMARY_FILE
     try:
         summary = json.loads(path.read_text(encoding="utf-8"))
@@ -148,7 +160,7 @@ def read_record(directory: str | Path, command: str | None = None) -> StrengthRo
     if not isinstance(summary, dict):
         raise StrengthError(f"{path}: not a match summary (a JSON object)")
     try:
-        return StrengthRow.from_summary(summary, directory, command)
+        return StrengthRow.from_summary(summary, directory, command, engine)
     except StrengthError as exc:
         raise StrengthError(f"{path}: {exc}") from None
 
@@ -285,7 +297,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the model card (or the .onnx file beside it)")
     parser.add_argument("--add", type=Path, nargs="+", default=[], metavar="DIR",
                         help="record these match folders (their summary.json, the model "
-                             "playing first); a folder already in the table replaces its row")
+                             "playing first unless --engine names it); a folder already in the "
+                             "table replaces its row")
+    parser.add_argument("--engine", metavar="NAME",
+                        help="the model's engine in the records, where it did not play first "
+                             "(its wins, losses and Elo are recorded)")
     parser.add_argument("--command", metavar="'saz match ...'",
                         help="the command that played the match, for a summary written before "
                              "summaries recorded it (one DIR only)")
@@ -300,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--command names the command of one match: give exactly one --add DIR")
     try:
         # Every record is read before the card is written: a bad folder changes nothing.
-        added = [read_record(directory, args.command) for directory in args.add]
+        added = [read_record(directory, args.command, args.engine) for directory in args.add]
         card = record_rows(args.model, added) if added else load_card(args.model)
         table = rows(card)
     except (ModelCardError, StrengthError) as exc:
