@@ -592,7 +592,7 @@ def test_the_book_opens_in_the_centre_of_an_empty_board(width: int, height: int,
     assert new_game("go", 9).book_moves() is None and new_game("othello", 8).book_moves() is None
 
 
-# -- the window the network sees (`focus_masks`) ------------------------------------------------------
+# -- the window the network sees (`focus_masks`) ---------------------------------------------------
 def _window(keep: np.ndarray, size: int) -> tuple[int, int, int, int]:
     """(x0, x1, y0, y1) of a focus mask's kept points, which must form that rectangle."""
     ys, xs = np.nonzero(keep[:-1].reshape(size, size))

@@ -510,7 +510,7 @@ def test_a_complete_game_refereed_move_by_move(tiny_model) -> None:
         assert saz.command("gogui-rules_final_result") == ("black" if score > 0 else "white")
 
 
-# -- subgraph sampling on the command line ---------------------------------------------------------
+# -- search options on the command line ------------------------------------------------------------
 def test_subgraph_options_reach_the_search() -> None:
     parser = build_parser()
     args = parser.parse_args(["--subgraphs", "2", "--subgraph-blend", "0.4"])
@@ -521,8 +521,12 @@ def test_subgraph_options_reach_the_search() -> None:
 @pytest.mark.parametrize(("argv", "reason"), [
     (["--subgraphs", "-1"], "subgraph count must be >= 0"),
     (["--subgraph-blend", "1.5"], r"subgraph blend must be in \[0, 1\]"),
+    (["--c-puct", "0"], "c_puct must be > 0"),
+    (["--batch-size", "0"], "batch_size must be >= 1"),
+    (["--fpu-reduction", "x"], "invalid float value"),
+    (["--focus-side", "-1"], r"focus_side must be >= 0"),
 ])
-def test_bad_subgraph_options_are_refused_with_the_reason(
+def test_bad_search_options_are_refused_with_the_reason(
         argv: list[str], reason: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(argv, stdin=[], stdout=io.StringIO())
@@ -530,7 +534,7 @@ def test_bad_subgraph_options_are_refused_with_the_reason(
     assert re.search(reason, capsys.readouterr().err)
 
 
-# -- PUCT's constants on the command line (Leela Zero's --puct, --fpu_reduction, --batchsize) -------
+# -- PUCT's constants on the command line (Leela Zero's --puct, --fpu_reduction, --batchsize) ---
 def test_puct_options_reach_the_search() -> None:
     parser = build_parser()
     args = parser.parse_args(["--c-puct", "1.1", "--fpu-reduction", "0.4", "--batch-size", "4"])
@@ -540,18 +544,6 @@ def test_puct_options_reach_the_search() -> None:
     assert (defaults.c_puct, defaults.fpu_reduction, defaults.batch_size) == (
         SearchOptions.c_puct, SearchOptions.fpu_reduction, SearchOptions.batch_size)
 
-
-@pytest.mark.parametrize(("argv", "reason"), [
-    (["--c-puct", "0"], "c_puct must be > 0"),
-    (["--batch-size", "0"], "batch_size must be >= 1"),
-    (["--fpu-reduction", "x"], "invalid float value"),
-])
-def test_bad_puct_options_are_refused_with_the_reason(
-        argv: list[str], reason: str, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exit_:
-        main(argv, stdin=[], stdout=io.StringIO())
-    assert exit_.value.code == 2
-    assert re.search(reason, capsys.readouterr().err)
 
 
 def test_cputime_counts_the_process_cpu_seconds() -> None:
