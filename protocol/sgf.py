@@ -80,6 +80,13 @@ class SgfGame:
         """How many nodes hold a move."""
         return sum(node.move is not None for node in self.nodes)
 
+    @property
+    def winner(self) -> int | None:
+        """BLACK or WHITE when the result (RE) names a winner ("B+3.5", "W+R"); None for a
+        draw, no result or none recorded."""
+        result = self.result or ""
+        return BLACK if result.startswith("B+") else WHITE if result.startswith("W+") else None
+
 
 def parse_sgf(text: str) -> SgfGame:
     """The main line of the first game in `text`; SgfError if it is malformed or not a game of

@@ -70,3 +70,12 @@ def test_a_gomoku_record_of_a_rule_saz_does_not_play_is_refused() -> None:
 def test_a_gomoku_rule_survives_the_round_trip_through_ru(rule: str) -> None:
     text = Gomoku(9, rule=rule).rules_text
     assert Gomoku(9, **Gomoku.rules_from_record(None, text)).rules.name == rule
+
+
+@pytest.mark.parametrize(("result", "winner"), [
+    ("B+3.5", BLACK), ("W+R", WHITE), ("B+F", BLACK), ("0", None), ("Draw", None), (None, None),
+])
+def test_a_records_winner_is_the_colour_its_result_names(result: str | None,
+                                                         winner: int | None) -> None:
+    record = "(;GM[4]SZ[9]" + (f"RE[{result}]" if result else "") + ";B[ee];W[ef])"
+    assert parse_sgf(record).winner == winner

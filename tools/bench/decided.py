@@ -80,12 +80,10 @@ def read_games(records: list[Path], player: str, judge: int) -> list[GameThreats
         if player not in (sgf.player_black, sgf.player_white):
             continue
         color = BLACK if sgf.player_black == player else WHITE
-        result = sgf.result or ""
-        winner = BLACK if result.startswith("B+") else WHITE if result.startswith("W+") else None
         game = Gomoku(sgf.width, sgf.height, **Gomoku.rules_from_record(sgf.komi, sgf.rules))
         moves = [node.move.move for node in sgf.nodes if node.move is not None]
         found.append(read_game(path, game, moves, opening_plies(sgf.game_comment), color,
-                               winner, judge))
+                               sgf.winner, judge))
     return found
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from saz.engine.evaluator import Evaluator
-from saz.engine.games import BLACK, WHITE, game_class
+from saz.engine.games import game_class
 from saz.engine.graph import encode
 from saz.tools.match.match import read_records
 from saz.tools.match.replay import Replay
@@ -51,8 +51,7 @@ def read_values(evaluator: Evaluator, records: Sequence[Path], focus_side: int,
     for _, sgf in read_records(list(records)):
         if sgf.game != evaluator.game_name:
             continue
-        res = sgf.result or ""
-        winner = BLACK if res.startswith("B+") else WHITE if res.startswith("W+") else None
+        winner = sgf.winner
         # the positions each side chose a move in, up to max_ply: after the random opening
         positions = [turn.game.copy() for turn in Replay(sgf)
                      if turn.chosen and turn.ply <= max_ply]

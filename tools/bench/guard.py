@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from saz.engine.evaluator import Evaluator
-from saz.engine.games import BLACK, WHITE
+from saz.engine.games import BLACK
 from saz.engine.games.gomoku import Gomoku
 from saz.engine.search.mcts import MCTS, SearchLimits, threat_refutes
 from saz.engine.search.options import SearchOptions
@@ -43,11 +43,10 @@ def blunders(records: list[Path], opponent: str, judge: int) -> list[Blunder]:
     """One position per game of `records` that `opponent` won and the judge can place."""
     found = []
     for path, sgf in read_records(records):
-        result = sgf.result or ""
-        if not result.startswith(("B+", "W+")):
+        opponent_color = sgf.winner
+        if opponent_color is None:
             continue
-        opponent_color, winner = ((BLACK, sgf.player_black) if result[0] == "B"
-                                  else (WHITE, sgf.player_white))
+        winner = sgf.player_black if opponent_color == BLACK else sgf.player_white
         if winner != opponent:
             continue
         replay = Replay(sgf)
