@@ -23,7 +23,7 @@ import numpy as np
 
 from saz.engine.evaluator import Evaluator
 from saz.engine.games import game_class
-from saz.engine.graph import encode
+from saz.engine.graph import encode, layout
 from saz.tools.match.match import read_records
 from saz.tools.match.replay import Replay
 
@@ -57,10 +57,11 @@ def read_values(evaluator: Evaluator, records: Sequence[Path], focus_side: int,
                      if turn.chosen and turn.ply <= max_ply]
         if not positions:
             continue
-        x = encode(positions)
+        x = encode(positions)  # once, for both readings
         keep = cls.focus_masks(x, sgf.width, sgf.height, focus_side)
-        _, v_whole = evaluator.evaluate(positions)
-        _, v_window = evaluator.evaluate(positions, keep)
+        lay = layout(sgf.width, sgf.height)
+        _, v_whole = evaluator.run(x, lay)
+        _, v_window = evaluator.run(x, lay, keep)
         plies += [len(p.moves) for p in positions]
         whole.append(v_whole)
         window.append(v_window)
