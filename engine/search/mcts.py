@@ -389,10 +389,9 @@ class MCTS:
             x = rows
             windows = self._subgraph_masks(lay, leaves, k)
             mask = windows if mask is None else windows & np.repeat(mask, 1 + k, axis=0)
-        batch = _Batch(leaves, lay, x, mask, 1 + k)
         cut = crop(x, mask, lay) if focus and mask is not None else None
         if cut is None:
-            return batch
+            return _Batch(leaves, lay, x, mask, 1 + k)
         self._release(x)
         return _Batch(leaves, cut.layout, cut.x, cut.mask, 1 + k, cut.nodes, lay.num_nodes)
 
