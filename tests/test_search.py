@@ -543,14 +543,17 @@ def test_an_analysis_at_the_tree_budget_keeps_reporting_until_stopped() -> None:
 
 
 def test_a_cut_down_batch_gives_the_network_outputs_of_the_masked_board(tiny_model) -> None:
-    """`crop` keeps the rectangle that every row's mask lies in: on the kept nodes the network
-    then answers exactly what it answers on the whole board under the same masks."""
+    """`crop` moves each row's window to the corner of a board as large as the largest: the
+    network has no coordinates, so on the kept nodes it answers exactly what it answers on the
+    whole board under the same masks, whatever part of the board each window is on."""
     from saz.engine.evaluator import Evaluator
     from saz.engine.graph import encode, layout
+    from saz.engine.model_card import MASKED_LOG_PROB
     from saz.engine.search.mcts import crop
     evaluator = Evaluator(tiny_model("gomoku").path, threads=1)
     games = []
-    for stones in (((9, 10), (10, 9), (10, 11)), ((6, 6), (7, 7)), ((12, 14), (13, 12))):
+    for stones in (((9, 10), (10, 9), (10, 11)), ((1, 1), (2, 2)), ((12, 14), (13, 12)),
+                   ((3, 10), (12, 10))):
         game = new_game("gomoku", 20)
         for x, y in stones:
             game.play(game.point(x, y))
@@ -559,12 +562,15 @@ def test_a_cut_down_batch_gives_the_network_outputs_of_the_masked_board(tiny_mod
     mask = type(games[0]).focus_masks(x, 20, 20, 12)
     assert mask is not None
     cut = crop(x, mask, layout(20, 20))
-    assert cut is not None and (cut.layout.width, cut.layout.height) == (18, 19)  # x 1..18, y 1..19
+    # The last window is 18 wide (x 0..17 after sliding inside the board), the others 12x12.
+    assert cut is not None and (cut.layout.width, cut.layout.height) == (18, 12)
+    assert cut.mask.sum(axis=1).tolist() == mask.sum(axis=1).tolist()  # every kept node is cut
     log_whole, value_whole = evaluator.run(x, layout(20, 20), mask)
     log_cut, value_cut = evaluator.run(cut.x, cut.layout, cut.mask)
     assert np.allclose(value_cut, value_whole, atol=1e-5)
-    kept = mask[:, cut.nodes]
-    assert np.allclose(log_cut[kept], log_whole[:, cut.nodes][kept], atol=1e-4)
-    assert (mask.sum(axis=1) == kept.sum(axis=1)).all()  # every kept node is in the cut
+    log_back = cut.expand(log_cut)
+    assert log_back.shape == log_whole.shape
+    assert np.allclose(log_back[mask], log_whole[mask], atol=1e-4)
+    assert (log_back[~mask] == MASKED_LOG_PROB).all()
     # Windows that span the board leave nothing to cut.
     assert crop(x, np.ones_like(mask), layout(20, 20)) is None

@@ -205,6 +205,56 @@ def test_selfplay_opens_with_random_plies_it_does_not_record() -> None:
         SelfPlayConfig(opening_plies=-1)
 
 
+class WindowNet:
+    """A stand-in network that honours masks as the exported one does (uniform over the kept
+    nodes, `MASKED_LOG_PROB` elsewhere) and logs each call's layout and masks."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[GraphLayout, np.ndarray | None]] = []
+
+    def run(self, x: np.ndarray, layout: GraphLayout,
+            mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        from saz.engine.model_card import MASKED_LOG_PROB
+        self.calls.append((layout, None if mask is None else mask.copy()))
+        keep = np.ones(x.shape[:2], bool) if mask is None else mask.astype(bool)
+        kept = keep[:, :-1].sum(axis=1, keepdims=True)
+        log_policy = np.where(keep, -np.log(kept), MASKED_LOG_PROB).astype(np.float32)
+        return log_policy, np.zeros(len(x), np.float32)
+
+
+def test_selfplay_shows_the_network_windows_cut_down_when_asked() -> None:
+    """With `focus_side`, Gomoku's self-play sends the network each leaf's window, cut down to
+    a board the size of the batch's largest; the positions it records stay whole."""
+    from saz.engine.games.gomoku import Gomoku
+    net = WindowNet()
+    # Without root noise, which reaches every legal move, windows or not.
+    config = SelfPlayConfig(sizes=((16, 16),), visits=8, games_in_flight=3, focus_side=8,
+                            opening_plies=2, dirichlet_epsilon=0.0, resign_threshold=-1.0,
+                            leaves_per_search=4, max_batch=8)
+    worker = SelfPlayWorker("gomoku", {}, config, seed=3)
+    worker.load(net, None)
+    records: list = []
+    while len(records) < 3:
+        records += worker.step(WorkerStats())
+    cut = [(lay, mask) for lay, mask in net.calls if lay.num_points < 256]
+    assert cut, "no batch was cut down"
+    for lay, mask in cut:
+        assert mask is not None and mask[:, -1].all()  # the extra node is always seen
+        assert (mask[:, :-1].sum(axis=1) >= 64).all()  # 8x8 at least
+        assert min(lay.width, lay.height) >= 8
+    for record in records:
+        assert record.positions.size == (16, 16)
+        # The search stays in the windows: every recorded policy is zero outside the window of
+        # its position.
+        x = record.positions.features()
+        window = Gomoku.focus_masks(x, 16, 16, 8)
+        if window is not None:
+            policy = record.positions.policy.astype(np.float32)
+            assert (policy[~window] == 0).all()
+    with pytest.raises(ValueError, match="focus_side"):
+        SelfPlayConfig(focus_side=-1)
+
+
 @pytest.mark.parametrize("play_on", [False, True])
 def test_workers_play_through_the_learners_turn_only_when_asked(tmp_path: Path,
                                                                  play_on: bool) -> None:

@@ -369,7 +369,7 @@ class MCTS:
         (else a tree full of settled lines sends the network small batches), but at most
         `size * SETTLED_DESCENTS` descents are made for one batch. None: no new leaf. `focus`:
         each leaf masked to its window (`SearchOptions.focus_side`), the batch cut down to
-        them (`crop`); lockstep callers evaluate the rows they gather whole."""
+        them (`crop`); lockstep callers get the rows whole and do that themselves."""
         features = self._root.num_features()  # type: ignore[union-attr]
         x = self._buffer(lay, features, size)
         leaves, settled, collisions = self._tree.collect(size, size * SETTLED_DESCENTS, x)
@@ -380,7 +380,7 @@ class MCTS:
             self._release(x)
             return None
         x = x[:leaves]
-        mask = self._focus(lay, x) if focus else None
+        mask = self.focus_masks(x, lay) if focus else None
         sub = self.options.subgraphs
         k = sub.count if sub.enabled else 0
         if k:  # each leaf, then k copies of it that the masks cut down to sub-boards
@@ -393,10 +393,12 @@ class MCTS:
         if cut is None:
             return _Batch(leaves, lay, x, mask, 1 + k)
         self._release(x)
-        return _Batch(leaves, cut.layout, cut.x, cut.mask, 1 + k, cut.nodes, lay.num_nodes)
+        return _Batch(leaves, cut.layout, cut.x, cut.mask, 1 + k, cut)
 
-    def _focus(self, lay: GraphLayout, x: np.ndarray) -> np.ndarray | None:
-        """The nodes of each leaf the network sees (`SearchOptions.focus_side`); None: all."""
+    def focus_masks(self, x: np.ndarray, lay: GraphLayout) -> np.ndarray | None:
+        """The nodes of each encoded leaf `x` of `lay`'s board that the network sees
+        (`SearchOptions.focus_side`, `Game.focus_masks`); None: all of them. Lockstep callers
+        ask it of the rows they gather."""
         side = self.options.focus_side
         if side <= 0 or self._root is None:
             return None
@@ -486,14 +488,12 @@ class MCTS:
     def _finish(self, batch: _Batch, output: _Output, counters: _Counters) -> None:
         """Expand the evaluated leaves and back their values up."""
         log_policy, values, seconds = output
-        if batch.nodes is not None:  # a cut-down batch: the board's other nodes were masked
-            whole = np.full((len(log_policy), batch.board_nodes), MASKED_LOG_PROB, np.float32)
-            whole[:, batch.nodes] = log_policy
-            log_policy = whole
+        if batch.cut is not None:  # a cut-down batch: the board's other nodes were masked
+            log_policy = batch.cut.expand(log_policy)
         self._tree.absorb(np.ascontiguousarray(log_policy, dtype=np.float32),
                           np.ascontiguousarray(values, dtype=np.float32),
                           batch.group, self.options.subgraphs.blend)
-        if batch.nodes is None:  # a cut-down batch's rows are its own, not the pool's
+        if batch.cut is None:  # a cut-down batch's rows are its own, not the pool's
             self._release(batch.x)
         counters.eval_seconds += seconds
         counters.batches += 1
@@ -764,40 +764,64 @@ class _Batch:
     mask: np.ndarray | None
     #: Rows per leaf: the position itself, then its sub-boards.
     group: int
-    #: A batch cut down to its masks' bounding box (`crop`): the board's node of each of its
-    #: columns, and the board's node count; None when the rows are whole positions.
-    nodes: np.ndarray | None = None
-    board_nodes: int = 0
+    #: A batch cut down to its rows' windows (`crop`), which `x`, `mask` and `layout` are;
+    #: None when the rows are whole positions.
+    cut: Cut | None = None
 
 
 class Cut(NamedTuple):
-    """A batch cut down to the rectangle its masks keep (`crop`)."""
+    """A batch cut down to its rows' windows (`crop`): each row's kept rectangle moved to the
+    top-left corner of a board as large as the largest of them."""
 
     x: np.ndarray
     mask: np.ndarray
     layout: GraphLayout
-    #: The board's node index of each of the cut's nodes, the extra node last.
+    #: `[rows, cut nodes]`: the board's node under each of a row's cut nodes, the extra node
+    #: last; the board's node count where a row's window is smaller than the cut (padding).
     nodes: np.ndarray
+    #: The board's node count, extra node included.
+    board_nodes: int
+
+    def expand(self, log_policy: np.ndarray) -> np.ndarray:
+        """The cut's log-policy `[rows, cut nodes]` laid back on the whole board, every node
+        outside the windows at `MASKED_LOG_PROB`."""
+        whole = np.full((len(log_policy), self.board_nodes + 1), MASKED_LOG_PROB, np.float32)
+        np.put_along_axis(whole, self.nodes, log_policy, axis=1)  # padding lands in the spare
+        return whole[:, :self.board_nodes]
 
 
 def crop(x: np.ndarray, mask: np.ndarray, lay: GraphLayout) -> Cut | None:
-    """The rows `x [B, nodes, F]` of `lay`'s board, masked by `mask [B, nodes]`, on the smallest
-    rectangle holding every kept point: the network computes the same outputs on the kept
-    nodes (a masked node sends nothing and is not pooled, as a node off the board), for a
-    fraction of the work. None when that rectangle is the whole board."""
+    """The rows `x [B, nodes, F]` of `lay`'s board, masked by `mask [B, nodes]`, each cut to
+    the rectangle its mask keeps and moved to the corner of a board the size of the largest
+    rectangle: the graph network has no coordinates, and a masked node sends nothing and is
+    not pooled, as a node off the board, so it computes the same outputs on the kept nodes for
+    a fraction of the work. Rows of different games, their windows on different parts of the
+    board, share one call (self-play's lockstep batches). None when no row's cut is smaller
+    than the board."""
     width, height = lay.width, lay.height
-    kept = mask[:, :-1].reshape(-1, height, width).any(axis=0)
-    rows, cols = np.flatnonzero(kept.any(axis=1)), np.flatnonzero(kept.any(axis=0))
-    if not len(rows):
+    rows = len(x)
+    kept = mask[:, :-1].reshape(rows, height, width)
+    in_row, in_col = kept.any(axis=2), kept.any(axis=1)  # [B, H], [B, W]
+    y0, x0 = in_row.argmax(axis=1), in_col.argmax(axis=1)
+    y1 = height - 1 - in_row[:, ::-1].argmax(axis=1)
+    x1 = width - 1 - in_col[:, ::-1].argmax(axis=1)
+    h, w = np.maximum(y1 - y0 + 1, 1), np.maximum(x1 - x0 + 1, 1)  # a row keeping no point: 1x1
+    cut_h, cut_w = int(h.max()), int(w.max())
+    if cut_h == height and cut_w == width:
         return None
-    y0, y1, x0, x1 = rows[0], rows[-1], cols[0], cols[-1]
-    w, h = int(x1 - x0 + 1), int(y1 - y0 + 1)
-    if w == width and h == height:
-        return None
-    points = (np.arange(y0, y1 + 1)[:, None] * width + np.arange(x0, x1 + 1)[None, :]).ravel()
-    nodes = np.append(points, width * height)
-    return Cut(np.ascontiguousarray(x[:, nodes]), np.ascontiguousarray(mask[:, nodes]),
-               layout(w, h), nodes)
+    ys = np.arange(cut_h)[None, :, None]
+    xs = np.arange(cut_w)[None, None, :]
+    inside = (ys < h[:, None, None]) & (xs < w[:, None, None])
+    points = (y0[:, None, None] + ys) * width + (x0[:, None, None] + xs)
+    board_nodes = lay.num_nodes
+    nodes = np.where(inside, points, board_nodes).reshape(rows, -1)
+    nodes = np.concatenate([nodes, np.full((rows, 1), board_nodes - 1)], axis=1)  # extra node
+    index = np.arange(rows)[:, None]
+    # A spare node of zeros, not kept, under every padding node.
+    spare_x = np.concatenate([x, np.zeros((rows, 1, x.shape[2]), x.dtype)], axis=1)
+    spare_mask = np.concatenate([mask.astype(bool), np.zeros((rows, 1), bool)], axis=1)
+    return Cut(spare_x[index, nodes], spare_mask[index, nodes], layout(cut_w, cut_h), nodes,
+               board_nodes)
 
 
 @dataclass

@@ -4,7 +4,9 @@ A single search feeds the network a few leaves at a time, far below the batch si
 onnxruntime is efficient (docs/BENCHMARKS.md, "Evaluator"). Self-play and the trainer's matches
 run dozens of games at once instead: `Lockstep.step` gathers a few leaves from each of their
 searches (`MCTS.gather`), evaluates the leaves of each (network, board size) group in one
-`Evaluator.run` call, and hands every search its own rows back (`MCTS.absorb`).
+`Evaluator.run` call, and hands every search its own rows back (`MCTS.absorb`). Where a search
+shows the network only a window of its positions (`SearchOptions.focus_side`, Gomoku), each row
+is cut down to its window (`mcts.crop`), so a large board costs about what its windows do.
 
 `TreeSearch` is one player's search tree in one game with its visit budget: `start` it on the
 position, `step` it with the others until `done`, then read its `result`.
@@ -18,8 +20,12 @@ import numpy as np
 
 from saz.engine.games.base import Game
 from saz.engine.graph import GraphLayout
-from saz.engine.search.mcts import MCTS, PolicyValueNet, SearchResult
+from saz.engine.search.mcts import MCTS, PolicyValueNet, SearchResult, crop
 from saz.engine.search.options import SearchOptions
+
+
+#: One search's gathered rows in a step, with the window of each (None: the whole board).
+_Rows = tuple[MCTS, np.ndarray, "np.ndarray | None"]
 
 
 class TreeSearch:
@@ -67,7 +73,7 @@ class Lockstep:
     def step(self, searches: Sequence[TreeSearch]) -> int:
         """One round for every unfinished search: gather, evaluate, absorb. Returns the number of
         positions the network evaluated."""
-        groups: dict[tuple[int, int, int], list[tuple[MCTS, np.ndarray]]] = {}
+        groups: dict[tuple[int, int, int], list[_Rows]] = {}
         for search in searches:
             if search.done:
                 continue
@@ -75,18 +81,23 @@ class Lockstep:
             if len(rows):  # none when every descent ended in a position the rules decide
                 lay = search.mcts.layout
                 key = (id(search.mcts.evaluator), lay.width, lay.height)
-                groups.setdefault(key, []).append((search.mcts, rows))
+                groups.setdefault(key, []).append(
+                    (search.mcts, rows, search.mcts.focus_masks(rows, lay)))
         evaluated = 0
         for members in groups.values():
             evaluated += self._evaluate(members)
         return evaluated
 
-    def _evaluate(self, members: list[tuple[MCTS, np.ndarray]]) -> int:
+    def _evaluate(self, members: list[_Rows]) -> int:
         """Evaluate one (network, size) group in calls of at most `max_batch` rows; a search's
         leaves never straddle two calls."""
         evaluator = members[0][0].evaluator
         lay = members[0][0].layout
         features = members[0][1].shape[2]
+        if any(m is not None for _, _, m in members):
+            # Smallest windows first: a call is cut to its largest window, so games whose
+            # windows are alike share calls and one game's whole board does not widen them all.
+            members = sorted(members, key=_window_points)
         start = 0
         while start < len(members):
             stop, rows = start, 0
@@ -96,18 +107,28 @@ class Lockstep:
                 stop += 1
             chunk = members[start:stop]
             x = self._buffer(lay, features, rows)[:rows]
+            mask = None
+            if any(m is not None for _, _, m in chunk):
+                mask = np.ones((rows, lay.num_nodes), dtype=bool)
             offset = 0
-            for _, leaves in chunk:  # each search encoded its leaves in the core already
+            for _, leaves, m in chunk:  # each search encoded its leaves in the core already
                 x[offset:offset + len(leaves)] = leaves
+                if m is not None:
+                    mask[offset:offset + len(leaves)] = m  # type: ignore[index]
                 offset += len(leaves)
-            log_policy, values = evaluator.run(x, lay)
+            cut = crop(x, mask, lay) if mask is not None else None
+            if cut is not None:
+                log_policy, values = evaluator.run(cut.x, cut.layout, cut.mask)
+                log_policy = cut.expand(log_policy)
+            else:
+                log_policy, values = evaluator.run(x, lay, mask)
             offset = 0
-            for mcts, leaves in chunk:
+            for mcts, leaves, _ in chunk:
                 n = len(leaves)
                 mcts.absorb(log_policy[offset:offset + n], values[offset:offset + n])
                 offset += n
             start = stop
-        return sum(len(leaves) for _, leaves in members)
+        return sum(len(leaves) for _, leaves, _ in members)
 
     def _buffer(self, lay: GraphLayout, features: int, rows: int) -> np.ndarray:
         buf = self._buffers.get((lay.num_nodes, features))
@@ -115,3 +136,9 @@ class Lockstep:
             buf = np.empty((max(rows, self.max_batch), lay.num_nodes, features), np.float32)
             self._buffers[(lay.num_nodes, features)] = buf
         return buf
+
+
+def _window_points(rows: _Rows) -> int:
+    """The most nodes one of a search's gathered rows shows the network."""
+    _, leaves, mask = rows
+    return leaves.shape[1] if mask is None else int(mask.sum(axis=1).max())

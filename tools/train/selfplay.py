@@ -113,6 +113,12 @@ class SelfPlayConfig:
     #: move gets enough visits to be judged, and the visits it got only for that are taken back
     #: out of the policy target.
     forced_playouts_k: float = 0.0
+    #: Where the game has a window (`Game.focus_masks`, Gomoku): the network sees each leaf's
+    #: window of at least this many points a side, as the engine's search shows it
+    #: (`SearchOptions.focus_side`), and each batch is cut down to the windows, so a board
+    #: larger than the window costs about what the window does. The recorded positions stay
+    #: whole. 0: the whole board.
+    focus_side: int = 0
     #: Plies played at temperature 1, as a fraction of the board's points (e.g. 0.1: 8 plies on
     #: 9x9, 23 on 15x15); the most visited move afterwards.
     temperature_plies: float = 0.1
@@ -172,6 +178,8 @@ class SelfPlayConfig:
             raise ValueError(f"selfplay.opening_plies must be >= 0, got {self.opening_plies}")
         if self.forced_playouts_k < 0:
             raise ValueError("selfplay.forced_playouts_k must be >= 0")
+        if self.focus_side < 0:
+            raise ValueError(f"selfplay.focus_side must be >= 0 (0: off), got {self.focus_side}")
         if self.temperature_plies < 0 or self.max_plies <= 0:
             raise ValueError("selfplay.temperature_plies must be >= 0 and max_plies > 0")
 
@@ -179,7 +187,8 @@ class SelfPlayConfig:
         return SearchOptions(c_puct=self.c_puct, fpu_reduction=self.fpu_reduction,
                              dirichlet_epsilon=self.dirichlet_epsilon,
                              dirichlet_alpha_scale=self.dirichlet_alpha_scale,
-                             forced_playouts_k=self.forced_playouts_k, seed=seed)
+                             forced_playouts_k=self.forced_playouts_k,
+                             focus_side=self.focus_side, seed=seed)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,32 @@
+"""`saz bench selfplay` (tools/bench/selfplay.py): one worker's self-play throughput, the whole
+board against the search's windows, on a training config's recipe."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from saz.tools.bench.cli import main
+
+CONFIG = """
+[selfplay]
+sizes = ["9x9"]
+visits = 8
+games_in_flight = 2
+resign_threshold = -1.0
+"""
+
+
+def test_one_row_per_window_side(tiny_model, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    model = tiny_model("gomoku").path
+    capsys.readouterr()  # the export's own report
+    assert main(["selfplay", "--config", str(config), "--model", str(model), "--size", "16",
+                 "--focus-side", "0,8", "--seconds", "0.5", "--warmup", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("gomoku 16x16")
+    rows = [line.split("|")[1:-1] for line in out if line[:3] in ("| 0", "| 8")]
+    assert [r[0].strip() for r in rows] == ["0", "8"]
+    assert all(float(r[1]) > 0 for r in rows)  # positions were searched in both
