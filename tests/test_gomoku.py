@@ -625,6 +625,23 @@ def test_focus_slides_inside_the_board_and_keeps_its_side() -> None:
     assert keep is not None and _window(keep[0], 20) == (0, 11, 8, 19)
 
 
+def test_a_lone_stone_does_not_stretch_the_window() -> None:
+    from saz.engine.graph import encode
+    game = Gomoku(20)
+    for x, y in ((0, 19), (10, 10), (11, 11)):  # a stone in the corner, far from the fight
+        game.play(game.point(x, y))
+    keep = Gomoku.focus_masks(encode([game]), 20, 20, 12)
+    assert keep is not None and _window(keep[0], 20) == (5, 16, 5, 16)  # as without the corner
+    # Within four points of another stone (here diagonally), a stone counts.
+    game.play(game.point(14, 14))
+    keep = Gomoku.focus_masks(encode([game]), 20, 20, 12)
+    assert keep is not None and _window(keep[0], 20) == (6, 18, 6, 18)  # 10..14 and four round
+    # Once play reaches it, the corner stone is no longer lone.
+    game.play(game.point(3, 16))
+    keep = Gomoku.focus_masks(encode([game]), 20, 20, 12)
+    assert keep is not None and _window(keep[0], 20) == (0, 19, 2, 19)
+
+
 def test_focus_is_the_whole_board_when_the_stones_span_it_or_there_are_none() -> None:
     from saz.engine.graph import encode
     spread = Gomoku(20)

@@ -87,6 +87,18 @@ class Forbidden(IntEnum):
     OVERLINE = 3
 
 
+def _lone(stones: np.ndarray) -> np.ndarray:
+    """`[B, H, W]` bool: the stones of `stones [B, H, W]` with no other stone within `FIVE - 1`
+    points in any direction (counted over the square round each, from an integral image)."""
+    reach = FIVE - 1
+    side = 2 * reach + 1
+    count = np.pad(stones.astype(np.int32), ((0, 0), (reach + 1, reach), (reach + 1, reach)))
+    count = count.cumsum(axis=1).cumsum(axis=2)
+    near = (count[:, side:, side:] - count[:, :-side, side:] - count[:, side:, :-side]
+            + count[:, :-side, :-side])
+    return stones & (near == 1)
+
+
 def _span(occupied: np.ndarray, margin: int, min_side: int,
           full: int) -> tuple[np.ndarray, np.ndarray]:
     """Per row of `occupied [B, full]` (rows with none give junk), the first and last index of
@@ -270,10 +282,17 @@ class Gomoku(Game):
         12 to 14, sees a 20x20 position as a board of about that size: the mean it pools its
         value over is no longer diluted by hundreds of empty points far from the play, and on
         the records against AIWine its value then foresees the winner more often
-        (docs/STRENGTH.md, "The network sees the play"). An empty board is seen whole."""
+        (docs/STRENGTH.md, "The network sees the play"). An empty board is seen whole.
+
+        A lone stone, with no other stone within four points (a random opening stone on the
+        edge, far from the fight), does not stretch the window: it shares no five with the
+        others, and the window would otherwise span the board from the first moves. Where
+        every stone is lone, all count."""
         planes = cls.feature_names
         stones = (x[:, :-1, planes.index("own")] != 0) | (x[:, :-1, planes.index("opponent")] != 0)
         grid_ = stones.reshape(-1, height, width)
+        near = grid_ & ~_lone(grid_)
+        grid_ = np.where(near.any(axis=(1, 2), keepdims=True), near, grid_)
         rows, cols = grid_.any(axis=2), grid_.any(axis=1)  # [B, H], [B, W]
         played = rows.any(axis=1)
         if not played.any():

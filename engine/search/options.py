@@ -92,8 +92,9 @@ class SearchOptions:
     #: to this many moves. 0: off. Measured in docs/STRENGTH.md ("The guard's second look").
     threat_confirm_moves: int = 4
     #: Where the game says only part of the board bears on a position (`Game.focus_masks`:
-    #: Gomoku's points within a five's reach of a stone), each leaf is evaluated on that window,
-    #: at least this many points a side, as on a board that size. 0: the whole board always.
+    #: Gomoku's points within a five's reach of its stones, lone ones aside), each leaf is
+    #: evaluated on that window, at least this many points a side, as on a board that size.
+    #: 0: the whole board always.
     focus_side: int = 12
     subgraphs: SubgraphSampling = SubgraphSampling()
     #: Seed of the search's own random numbers (noise, subgraph windows); None: from the OS.
