@@ -43,8 +43,9 @@ def run(args: argparse.Namespace) -> int:
     config = TrainConfig.load(args.config)
     evaluator = Evaluator(args.model, threads=args.threads)
     size = parse_size(args.size)
-    print(f"{evaluator.card.game} {size[0]}x{size[1]}, {args.model}, the [selfplay] recipe of {args.config}, "
-          f"one worker, {args.threads} onnxruntime thread(s), {args.seconds:g} s each")
+    print(f"{evaluator.card.game} {size[0]}x{size[1]}, {args.model}, the [selfplay] recipe of "
+          f"{args.config}, one worker, {args.threads} onnxruntime thread(s), "
+          f"{args.seconds:g} s each")
     print()
     print("| --focus-side | positions/s | network rows/s | games finished |")
     print("|---:|---:|---:|---:|")

@@ -6,7 +6,7 @@ run dozens of games at once instead: `Lockstep.step` gathers a few leaves from e
 searches (`MCTS.gather`), evaluates the leaves of each (network, board size) group in one
 `Evaluator.run` call, and hands every search its own rows back (`MCTS.absorb`). Where a search
 shows the network only a window of its positions (`SearchOptions.focus_side`, Gomoku), each row
-is cut down to its window (`mcts.crop`), so a large board costs about what its windows do.
+is cut down to its window (`mcts.crop`): a call costs what its largest window does.
 
 `TreeSearch` is one player's search tree in one game with its visit budget: `start` it on the
 position, `step` it with the others until `done`, then read its `result`.
