@@ -510,7 +510,7 @@ def test_a_complete_game_refereed_move_by_move(tiny_model) -> None:
         assert saz.command("gogui-rules_final_result") == ("black" if score > 0 else "white")
 
 
-# -- search options on the command line ------------------------------------------------------------
+# -- search options on the command line -----------------------------------------------------------
 def test_subgraph_options_reach_the_search() -> None:
     parser = build_parser()
     args = parser.parse_args(["--subgraphs", "2", "--subgraph-blend", "0.4"])
@@ -534,7 +534,7 @@ def test_bad_search_options_are_refused_with_the_reason(
     assert re.search(reason, capsys.readouterr().err)
 
 
-# -- PUCT's constants on the command line (Leela Zero's --puct, --fpu_reduction, --batchsize) ---
+# -- PUCT's constants on the command line (Leela Zero's --puct, --fpu_reduction, --batchsize) -----
 def test_puct_options_reach_the_search() -> None:
     parser = build_parser()
     args = parser.parse_args(["--c-puct", "1.1", "--fpu-reduction", "0.4", "--batch-size", "4"])
@@ -543,7 +543,6 @@ def test_puct_options_reach_the_search() -> None:
     defaults = search_options(parser, parser.parse_args([]))
     assert (defaults.c_puct, defaults.fpu_reduction, defaults.batch_size) == (
         SearchOptions.c_puct, SearchOptions.fpu_reduction, SearchOptions.batch_size)
-
 
 
 def test_cputime_counts_the_process_cpu_seconds() -> None:
