@@ -3,6 +3,7 @@ lockstep self-play and matches, the learner, configs, and `saz train` end to end
 whose model the engine plays, and a run killed mid-generation and resumed)."""
 from __future__ import annotations
 
+import csv
 import math
 import os
 import signal
@@ -389,6 +390,17 @@ def test_learning_rate_schedule_is_piecewise_constant() -> None:
         LearnerConfig(lr_schedule=((10, 1e-2),))
 
 
+def test_the_learner_waits_for_its_minimum_of_positions() -> None:
+    from saz.tools.train.learner import LearnerConfig
+
+    config = LearnerConfig(batch_size=16, samples_per_position=2.0, min_positions=100)
+    assert config.steps_for(40, buffered=99) == 0
+    assert config.steps_for(40, buffered=100) == 5  # 40 positions x 2 samples / 16 a batch
+    assert LearnerConfig(batch_size=16).steps_for(1, buffered=1) == 1  # 0 waits for nothing
+    with pytest.raises(ValueError, match="min_positions must be >= 0"):
+        LearnerConfig(min_positions=-1)
+
+
 # -- configs ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("game", ["gomoku", "othello", "go"])
 def test_shipped_configs_load(game: str) -> None:
@@ -547,6 +559,43 @@ def test_a_run_carried_as_its_committed_files_resumes(tmp_path: Path) -> None:
             (carried / "metrics.csv").read_text().splitlines()[1:]] == ["1", "2"]
     assert sorted(p.name for p in (carried / "replay").iterdir()) == ["gen_00002.npz"]
     assert (carried / "model.onnx").is_file()
+
+
+def test_a_carried_run_refills_its_buffer_before_the_learner_trains(tmp_path: Path) -> None:
+    """With `learner.min_positions`, the generations a carried run plays into an empty buffer
+    train nothing (their networks are their predecessor's; no loss is recorded) until the
+    window holds the minimum; then the learner trains on."""
+    from saz.tools.train.run import main
+
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_CONFIG)
+    run = tmp_path / "run"
+    assert main(["--game", "gomoku", "--config", str(config), "--out", str(run),
+                 "--generations", "1", "--set", "evaluation.every=0"]) == 0
+    carried = tmp_path / "carried"
+    carried.mkdir()
+    for name in ("checkpoint.pt", "metrics.csv"):
+        (carried / name).write_bytes((run / name).read_bytes())
+    # 4 games of at most 36 plies: the first generation alone cannot fill 150 positions.
+    waiting = TINY_CONFIG.replace("threads = 1\n[replay]\nwindow = 150",
+                                  "threads = 1\nmin_positions = 150\n[replay]\nwindow = 1000")
+    assert waiting != TINY_CONFIG
+    (carried / "config.toml").write_text(waiting)
+    assert main(["--out", str(carried), "--resume", "--generations", "9",
+                 "--set", "evaluation.every=0"]) == 0
+
+    with (carried / "metrics.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["generation"]) for r in rows] == list(range(1, 10))
+    steps = [int(r["steps"]) for r in rows]
+    waited = [r["policy_loss"] == "" for r in rows[1:]]
+    assert waited[0], "the first carried generation trained on an unfilled buffer"
+    assert not waited[-1], "the learner never started"
+    for before, row, idle in zip(steps, rows[1:], waited):
+        assert idle == (int(row["buffer_positions"]) < 150)
+        assert (int(row["steps"]) == before) == idle
+    models = carried / "models"
+    assert (models / "gen_00002.onnx").read_bytes() == (models / "gen_00001.onnx").read_bytes()
 
 
 def test_a_carried_run_resumes_with_this_machines_settings(tmp_path: Path) -> None:

@@ -52,6 +52,11 @@ class LearnerConfig:
     #: Training samples drawn per new self-play position: a generation that adds P positions
     #: trains ceil(P * samples_per_position / batch_size) steps.
     samples_per_position: float = 4.0
+    #: The learner trains nothing until the replay window holds this many positions (KataGo's
+    #: minimum rows). A run carried to a machine without its buffer would otherwise take its
+    #: `samples_per_position` samples from the first generation's few thousand positions alone,
+    #: learning them many times over; 0 trains from the first generation, as a new run must.
+    min_positions: int = 0
     optimizer: str = "adam"
     #: Piecewise-constant learning rate: (from_step, rate) pairs, the first from step 0.
     lr_schedule: tuple[tuple[int, float], ...] = ((0, 1e-3),)
@@ -72,6 +77,8 @@ class LearnerConfig:
     def __post_init__(self) -> None:
         if self.batch_size < 1 or self.samples_per_position <= 0:
             raise ValueError("learner.batch_size and samples_per_position must be positive")
+        if self.min_positions < 0:
+            raise ValueError(f"learner.min_positions must be >= 0, got {self.min_positions}")
         if self.device not in DEVICES:
             raise ValueError(f"learner.device must be one of {', '.join(DEVICES)}, "
                              f"got {self.device!r}")
@@ -96,7 +103,11 @@ class LearnerConfig:
                 rate = value
         return rate
 
-    def steps_for(self, new_positions: int) -> int:
+    def steps_for(self, new_positions: int, buffered: int) -> int:
+        """Steps for a generation that added `new_positions`, the window now holding `buffered`:
+        none while the window is short of `min_positions`."""
+        if buffered < self.min_positions:
+            return 0
         return max(1, math.ceil(new_positions * self.samples_per_position / self.batch_size))
 
 
@@ -165,7 +176,9 @@ class Learner:
             if on_step is not None:
                 on_step(i)
         self.net.eval()
-        policy, value, l2, ownership, score = (float(v) for v in sums / max(steps, 1))
+        if steps == 0:  # no losses were measured, which is not a loss of 0
+            return Losses(math.nan, math.nan, math.nan, 0, math.nan, math.nan)
+        policy, value, l2, ownership, score = (float(v) for v in sums / steps)
         return Losses(policy, value, l2, steps, ownership, score)
 
     def train_step(self, groups: Sequence[PositionBatch]) -> tuple[float, ...]:

@@ -325,7 +325,7 @@ class Trainer:
         meta = self.buffer.meta(g)
         self.resignation.observe(meta["resign_checks"])
 
-        steps = self.config.learner.steps_for(meta["positions"])
+        steps = self.config.learner.steps_for(meta["positions"], len(self.buffer))
         with _bar(steps, f"gen {g} training", "step") as bar:
             losses = self.learner.train(self.buffer, steps, rng, lambda _: bar.update())
 
@@ -334,7 +334,9 @@ class Trainer:
         for node, played in meta.get("nodes", {}).items():
             tally(self.nodes, node, played["host"], played["games"], played["positions"])
         every = self.config.evaluation.every
-        self.commit(g, meta, losses, evaluate=bool(every) and (g % every == 0 or last))
+        # A generation that trained nothing plays as its predecessor: no match to play.
+        due = bool(every) and (g % every == 0 or last) and steps > 0
+        self.commit(g, meta, losses, evaluate=due)
 
     def commit(self, g: int, meta: dict[str, Any], losses: Losses,
                evaluate: bool = False) -> None:
@@ -497,8 +499,12 @@ class Trainer:
         rate = meta["positions_per_second"]
         text = (f"gen {g}: {meta['games']} games, {meta['positions']} positions"
                 + (f" ({rate:.0f}/s)" if math.isfinite(rate) else "")
-                + f", length {meta['mean_plies']:.1f}, "
-                f"loss policy {losses.policy:.3f} value {losses.value:.3f}")
+                + f", length {meta['mean_plies']:.1f}, ")
+        if losses.steps:
+            text += f"loss policy {losses.policy:.3f} value {losses.value:.3f}"
+        else:
+            text += (f"not trained: the buffer holds {len(self.buffer)} of the "
+                     f"{self.config.learner.min_positions} positions the learner waits for")
         if scores:
             text += "; " + ", ".join(f"{k[5:]} {v:.2f}" for k, v in scores.items())
         return text
