@@ -369,9 +369,10 @@ def test_a_guarded_search_confirms_the_move_it_plays() -> None:
     assert confirmed != unconfirmed and not refuted(confirmed)
 
 
-def test_the_confirmation_is_a_front_end_option(capsys: pytest.CaptureFixture[str]) -> None:
-    """`--threat-confirm-moves` reaches the search (0 turns the second look off), and a negative
-    count is the parser's error, with the reason on stderr."""
+def test_the_threat_options_are_front_end_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--threat-confirm-moves` and `--threat-win-nodes` reach the search (0 turns the second
+    look off, or keeps the root's budget), and a negative count is the parser's error, with the
+    reason on stderr."""
     import argparse
 
     from saz.engine.search.options import add_search_arguments, search_options
@@ -385,3 +386,35 @@ def test_the_confirmation_is_a_front_end_option(capsys: pytest.CaptureFixture[st
         search_options(parser, parser.parse_args(["--threat-confirm-moves", "-1"]))
     assert exit_.value.code == 2
     assert "threat_confirm_moves must be >= 0" in capsys.readouterr().err
+    deeper = search_options(parser, parser.parse_args(["--threat-win-nodes", "0"]))
+    assert deeper.threat_win_nodes == 0
+    with pytest.raises(SystemExit):
+        search_options(parser, parser.parse_args(["--threat-win-nodes", "-5"]))
+    assert "threat_win_nodes must be >= 0" in capsys.readouterr().err
+
+
+def test_under_a_clock_the_root_searches_deeper_for_its_own_win() -> None:
+    """Ply 16 of a 20x20 game against AIWine (docs/matches/gomoku-deep-gen485-vs-aiwine-20x20,
+    game 24): Black, saz, had a win by threats that takes between 500,000 and 1,000,000
+    positions to find, let it go and lost. Under a clock the root now searches up to
+    `threat_win_nodes` for its own win and plays it at once; a visit cap, or
+    `threat_win_nodes=0`, keeps the root's 200,000 (self-play is unchanged)."""
+    from saz.engine.search.mcts import MCTS, SearchLimits
+    from saz.engine.search.options import SearchOptions
+    game = Gomoku(20)
+    for sgf in "cs cb eq fp fo ep dp do fr co gq fq gr gp hp io".split():
+        game.play((ord(sgf[1]) - 97) * 20 + ord(sgf[0]) - 97)
+    assert game.to_move == BLACK
+    assert game.threat_win(500_000, threes=True) is None
+    win = game.threat_win(1_000_000, threes=True)
+    assert win is not None
+    clock = SearchLimits(soft_seconds=4.0, hard_seconds=8.0)
+    search = MCTS(UniformNet(), SearchOptions(batch_size=4, seed=3))
+    result = search.search(game, clock)
+    assert result.best_move == win and result.proven and result.value == 1.0
+    assert search._win_budget(clock, 200_000) == 1_000_000
+    assert search._win_budget(SearchLimits(visits=160), 200_000) == 200_000
+    assert search._win_budget(SearchLimits(soft_seconds=0.5), 200_000) == 250_000
+    plain = MCTS(UniformNet(), SearchOptions(batch_size=4, seed=3, threat_win_nodes=0))
+    assert plain._win_budget(clock, 200_000) == 200_000
+    assert search._win_budget(clock, 0) == 0  # threat_root_nodes=0: the root searches none

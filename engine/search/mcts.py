@@ -296,7 +296,7 @@ class MCTS:
             move, margin = solved
             return decided(move, float(np.sign(margin)), exact_score=float(margin))
         threat_budget = self._threat_budget(limits)
-        threat = self._threat_root(root, allowed, threat_budget)
+        threat = self._threat_root(root, allowed, self._win_budget(limits, threat_budget))
         if threat is not None:
             return decided(threat, 1.0)
         counters = _Counters()
@@ -630,6 +630,19 @@ class MCTS:
                 budget = min(budget, cap * _THREAT_NODES_PER_VISIT)
         return budget
 
+    def _win_budget(self, limits: SearchLimits, budget: int) -> int:
+        """The positions the root's search for its own win by threats may visit: the root's
+        `budget`, and under a clock up to `threat_win_nodes` within `_THREAT_WIN_SHARE` of the
+        move's time (a win found ends the move at once; one not found costs that share)."""
+        if budget <= 0 or limits.soft_seconds is None:
+            return budget
+        deeper = min(self.options.threat_win_nodes,
+                     int(limits.soft_seconds * _THREAT_WIN_SHARE * _THREAT_RATE))
+        for cap in (limits.visits, limits.playouts):
+            if cap is not None:
+                deeper = min(deeper, cap * _THREAT_NODES_PER_VISIT)
+        return max(budget, deeper)
+
     def _threat_root(self, root: Game, allowed: set[int] | None, budget: int) -> int | None:
         """A move that wins by a series of threats (fours and threes) found at the root within
         `budget` positions, where the game has a threat search; None otherwise."""
@@ -737,12 +750,16 @@ class MCTS:
 
 #: Root moves found safe from the opponent's threats before `MCTS._guard_root` stops looking.
 _GUARDED_MOVES = 8
-#: Under a clock, each root threat search gets at most this share of the move's time, counted
-#: at this many positions a second (measured: about 1.8M on this machine's cores). The root
-#: runs up to seven such budgets (its own VCT, the opponent's, then at most 24 guard checks
-#: of a quarter each), so about half the move's time at worst; the tree gets the rest.
+#: Under a clock, each of the guard's threat searches gets at most this share of the move's
+#: time, counted at this many positions a second (measured: about 1.8M on this machine's
+#: cores): the opponent's VCT, then at most 24 checks of a quarter each, so under half the
+#: move's time at worst.
 _THREAT_SHARE = 0.07
 _THREAT_RATE = 2_000_000
+#: Under a clock, the root's search for its own win by threats gets at most this share of the
+#: move's time (`SearchOptions.threat_win_nodes`): with the guard's, under three quarters at
+#: worst; the tree gets the rest.
+_THREAT_WIN_SHARE = 0.25
 #: Under a visit cap, each root threat search visits at most this many positions per visit
 #: (100 visits: the full default budget; 2 visits: a millisecond or two).
 _THREAT_NODES_PER_VISIT = 2_000

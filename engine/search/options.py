@@ -85,6 +85,12 @@ class SearchOptions:
     #: 0: off. Measured in docs/BENCHMARKS.md ("Threat-space search").
     threat_nodes: int = 1_000
     threat_root_nodes: int = 200_000
+    #: Under a clock, the root's own VCT may search further than `threat_root_nodes`: up to this
+    #: many positions within a quarter of the move's time. Wins the search let go at 20x20 took
+    #: 0.5M to 1M positions (docs/STRENGTH.md, "Wins let go"); a clock that plans for the mean
+    #: game leaves most of its time unspent there. Without a clock (a visit cap, analysis) the
+    #: root's budget stands, so self-play is unchanged. 0: `threat_root_nodes` always.
+    threat_win_nodes: int = 1_000_000
     #: When the opponent, were it to move, would win by threats, the root's guard screens the
     #: network's favourites at a quarter of `threat_root_nodes` each; after the search, the move
     #: it would play is checked again at four times `threat_root_nodes` (under a clock, at most
@@ -123,6 +129,8 @@ class SearchOptions:
             raise ValueError("solve_nodes and solve_root_nodes must be >= 1")
         if self.threat_nodes < 0 or self.threat_root_nodes < 0:
             raise ValueError("threat_nodes and threat_root_nodes must be >= 0 (0: off)")
+        if self.threat_win_nodes < 0:
+            raise ValueError("threat_win_nodes must be >= 0 (0: threat_root_nodes)")
         if self.focus_side < 0:
             raise ValueError("focus_side must be >= 0 (0: off)")
         if self.threat_confirm_moves < 0:
@@ -167,6 +175,12 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Gomoku: the positions a threat-space search (wins by fours and "
                              "threes) may visit at the root before the tree is searched "
                              f"(default {SearchOptions.threat_root_nodes}; 0: off)")
+    parser.add_argument("--threat-win-nodes", type=int, default=SearchOptions.threat_win_nodes,
+                        metavar="N", help="Gomoku, under a clock: the positions the root's "
+                                          "search for its own win by threats may visit, within "
+                                          "a quarter of the move's time (default "
+                                          f"{SearchOptions.threat_win_nodes}; 0: as "
+                                          "--threat-root-nodes)")
     parser.add_argument("--threat-confirm-moves", type=int,
                         default=SearchOptions.threat_confirm_moves, metavar="N",
                         help="Gomoku: when the opponent threatens to win by threats, check the "
@@ -191,6 +205,7 @@ def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
                              solve_empties=args.solve_empties,
                              threat_nodes=args.threat_nodes,
                              threat_root_nodes=args.threat_root_nodes,
+                             threat_win_nodes=args.threat_win_nodes,
                              threat_confirm_moves=args.threat_confirm_moves,
                              focus_side=args.focus_side,
                              subgraphs=SubgraphSampling(count=args.subgraphs,
