@@ -329,7 +329,7 @@ def test_a_fresh_root_searches_only_the_defences_against_a_win_by_fours() -> Non
     here, but they are the only moves that do not lose at once."""
     game = Gomoku(15)
     for sgf in ["em", "gg", "dm", "gj", "el", "fj", "fm"]:  # SGF points, from the top left
-        game.play((ord(sgf[1]) - 97) * 15 + ord(sgf[0]) - 97)
+        game.play(game.point(ord(sgf[0]) - 97, ord(sgf[1]) - 97))
     defences = set(game.threat_defences())
     assert len(defences) == 2
     search, result = _search(game, 100, threat_root_nodes=0)
@@ -403,7 +403,7 @@ def test_under_a_clock_the_root_searches_deeper_for_its_own_win() -> None:
     from saz.engine.search.options import SearchOptions
     game = Gomoku(20)
     for sgf in "cs cb eq fp fo ep dp do fr co gq fq gr gp hp io".split():
-        game.play((ord(sgf[1]) - 97) * 20 + ord(sgf[0]) - 97)
+        game.play(game.point(ord(sgf[0]) - 97, ord(sgf[1]) - 97))
     assert game.to_move == BLACK
     assert game.threat_win(500_000, threes=True) is None
     win = game.threat_win(1_000_000, threes=True)

@@ -620,15 +620,9 @@ class MCTS:
 
     def _threat_budget(self, limits: SearchLimits) -> int:
         """The positions each of the root's threat searches may visit: `threat_root_nodes`, under
-        a clock no more than `_THREAT_SHARE` of the move's time at `_THREAT_RATE`, and under a
-        visit cap no more than `_THREAT_NODES_PER_VISIT` per visit."""
-        budget = self.options.threat_root_nodes
-        if limits.soft_seconds is not None:
-            budget = min(budget, int(limits.soft_seconds * _THREAT_SHARE * _THREAT_RATE))
-        for cap in (limits.visits, limits.playouts):  # a quick search keeps its root quick
-            if cap is not None:
-                budget = min(budget, cap * _THREAT_NODES_PER_VISIT)
-        return budget
+        a clock no more than `_THREAT_SHARE` of the move's time, and under a visit cap no more
+        than `_THREAT_NODES_PER_VISIT` per visit."""
+        return _within(self.options.threat_root_nodes, limits, _THREAT_SHARE)
 
     def _win_budget(self, limits: SearchLimits, budget: int) -> int:
         """The positions the root's search for its own win by threats may visit: the root's
@@ -636,12 +630,7 @@ class MCTS:
         move's time (a win found ends the move at once; one not found costs that share)."""
         if budget <= 0 or limits.soft_seconds is None:
             return budget
-        deeper = min(self.options.threat_win_nodes,
-                     int(limits.soft_seconds * _THREAT_WIN_SHARE * _THREAT_RATE))
-        for cap in (limits.visits, limits.playouts):
-            if cap is not None:
-                deeper = min(deeper, cap * _THREAT_NODES_PER_VISIT)
-        return max(budget, deeper)
+        return max(budget, _within(self.options.threat_win_nodes, limits, _THREAT_WIN_SHARE))
 
     def _threat_root(self, root: Game, allowed: set[int] | None, budget: int) -> int | None:
         """A move that wins by a series of threats (fours and threes) found at the root within
@@ -766,6 +755,18 @@ _THREAT_NODES_PER_VISIT = 2_000
 #: After a guarded search, `MCTS._confirm_root` checks each move it would play within this many
 #: root budgets: four times the guard's own, sixteen times its screen of a move.
 _CONFIRM_FACTOR = 4
+
+def _within(nodes: int, limits: SearchLimits, share: float) -> int:
+    """`nodes` positions of a threat search, no more than `share` of the move's time at
+    `_THREAT_RATE` under a clock, nor `_THREAT_NODES_PER_VISIT` per visit under a visit cap (a
+    quick search keeps its root quick)."""
+    if limits.soft_seconds is not None:
+        nodes = min(nodes, int(limits.soft_seconds * share * _THREAT_RATE))
+    for cap in (limits.visits, limits.playouts):
+        if cap is not None:
+            nodes = min(nodes, cap * _THREAT_NODES_PER_VISIT)
+    return nodes
+
 
 #: What one network call returns: log-policy [rows, N], values [rows], seconds inside the call.
 _Output = tuple[np.ndarray, np.ndarray, float]
