@@ -10,6 +10,7 @@
     saz bench agreement --model M --records DIR --player NAME (see tools/bench/agreement.py)
     saz bench guard --model M --records DIR --opponent NAME (see tools/bench/guard.py)
     saz bench decided --records DIR --player NAME         (see tools/bench/decided.py)
+    saz bench pressure --records DIR --player NAME        (see tools/bench/pressure.py)
     saz bench foresight --model M --records DIR           (see tools/bench/foresight.py)
     saz bench selfplay --config C --model M --size 16     (see tools/bench/selfplay.py)
     saz bench judgement --estimates CSV --model M        (see tools/bench/judgement.py)
@@ -54,6 +55,7 @@ from saz.tools.bench import guard as bench_guard
 from saz.tools.bench import judgement as bench_judgement
 from saz.tools.bench import memory as bench_memory
 from saz.tools.bench import opening as bench_opening
+from saz.tools.bench import pressure as bench_pressure
 from saz.tools.bench import search as bench_search
 from saz.tools.bench import selfplay as bench_selfplay
 from saz.tools.bench import solve as bench_solve
@@ -273,6 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_judgement.add_parser(subparsers)
     bench_guard.add_parser(subparsers)
     bench_decided.add_parser(subparsers)
+    bench_pressure.add_parser(subparsers)
     bench_foresight.add_parser(subparsers)
     bench_selfplay.add_parser(subparsers)
     args = parser.parse_args(argv)
