@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from saz.engine.games import BLACK, WHITE
+from saz.engine.games import WHITE
 from saz.engine.games.gomoku import Gomoku
+from saz.engine.search.mcts import opponent_threatens
 from saz.tools.bench.cli import main
-from saz.tools.bench.pressure import candidates, read_defence, safe_moves, threatened
+from saz.tools.bench.pressure import candidates, read_defence, safe_moves
 
 #: Black's open three on row 7 (x = 5, 6, 7), White's stones in two corners; then White plays
 #: away (0, 1), Black makes the open four and fives through White's late block.
@@ -30,14 +31,14 @@ def _play(plies: int) -> Gomoku:
 
 def test_an_open_three_is_answered_only_next_to_its_ends() -> None:
     game = _play(5)
-    assert threatened(game, 100_000)
+    assert opponent_threatens(game, 100_000)
     safe, looked_at = safe_moves(game, 100_000, 10_000)
     assert set(safe) == {game.point(4, 7), game.point(8, 7)}
     # 25-point squares round each stone, clipped at the edges, less the stones: the three's
     # squares overlap (7 x 5 = 35), each corner's holds 9.
     assert looked_at == len(candidates(game)) == (35 - 3) + (9 - 1) + (9 - 1)
     # With two Black stones in a row there is nothing to answer yet.
-    assert not threatened(_play(3), 100_000)
+    assert not opponent_threatens(_play(3), 100_000)
 
 
 def test_candidates_do_not_wrap_round_the_board() -> None:
@@ -47,20 +48,32 @@ def test_candidates_do_not_wrap_round_the_board() -> None:
                                               if (x, y) != (0, 0))
 
 
+def _white_turns(first_ply: int) -> list[tuple[Gomoku, int]]:
+    """White's turns of `_GAME` from `first_ply` on, as `read_defences` takes them from a
+    record's `Replay`: each position before its move, and the move."""
+    game, turns = Gomoku(15), []
+    for x, y in _GAME:
+        move = game.point(x, y)
+        if game.to_move == WHITE and len(game.moves) >= first_ply:
+            turns.append((game.copy(), move))
+        game.play(move)
+    return turns
+
+
 def test_the_walk_back_stops_at_the_last_quiet_turn() -> None:
     game = _play(0)
-    moves = [game.point(x, y) for x, y in _GAME]
-    read = read_defence(Path("x.sgf"), 15, 15, {}, moves, 0, WHITE, 100_000, 10_000)
+    read = read_defence(Path("x.sgf"), _white_turns(0), WHITE, len(_GAME), 100_000, 10_000)
     assert read.last_quiet == 3
     assert [(t.ply, len(t.safe), t.played) for t in read.turns] == [
         (7, 0, game.point(4, 7)),  # the open four: nothing saves White
         (5, 2, game.point(0, 1))]  # the open three: two answers, and White played neither
     assert read.unsafe_with_safe_standing == (5,)
-    # Plies of the random opening are never judged: the walk stops before them.
-    late = read_defence(Path("x.sgf"), 15, 15, {}, moves, 6, WHITE, 100_000, 10_000)
+    assert [t.missed for t in read.turns] == [False, True]
+    # Plies of the random opening are never judged: with only the turns after six plies, the
+    # walk has no quiet turn to stop at.
+    late = read_defence(Path("x.sgf"), _white_turns(6), WHITE, len(_GAME), 100_000, 10_000)
     assert (late.last_quiet, [t.ply for t in late.turns]) == (None, [7])
-    assert read_defence(Path("x.sgf"), 15, 15, {}, moves, 0, BLACK, 100_000,
-                        10_000).color == BLACK
+    assert (late.color, late.plies) == (WHITE, 9)
 
 
 def test_the_table_of_a_real_loss(aiwine_records: Path,

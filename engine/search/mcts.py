@@ -648,11 +648,7 @@ class MCTS:
         favourites first, until `_GUARDED_MOVES` of them were found safe. The tree's leaves
         already answer the opponent's wins by fours; this reaches its threes. Returns whether
         the opponent had such a win (the search's move is then confirmed: `_confirm_root`)."""
-        if budget <= 0 or not root.has_threat_search:
-            return False
-        turned = root.copy()
-        turned.set_to_move(-root.to_move)
-        if turned.threat_win(budget, threes=True) is None:
+        if budget <= 0 or not root.has_threat_search or not opponent_threatens(root, budget):
             return False
         moves, priors = self._tree.root_edges()
         safe = 0
@@ -891,6 +887,15 @@ def _replays_to(root: Game, suffix: list[int], game: Game) -> bool:
 
 #: (move, visits, value, prior) of a visited root move, as `_core.Tree.root_children` gives it.
 _Child = tuple[int, int, float, float]
+
+
+def opponent_threatens(root: Game, nodes: int) -> bool:
+    """Whether the opponent of the side to move in `root`, were it to move, would win by threats
+    (fours and threes) that the threat search finds within `nodes` positions: what wakes the
+    root's guard, also the judge of `saz bench pressure`."""
+    turned = root.copy()
+    turned.set_to_move(-root.to_move)
+    return turned.threat_win(nodes, threes=True) is not None
 
 
 def threat_refutes(root: Game, move: int, nodes: int) -> bool:

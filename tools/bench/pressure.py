@@ -28,8 +28,9 @@ import numpy as np
 
 from saz.engine.games import BLACK, WHITE
 from saz.engine.games.gomoku import Gomoku
-from saz.engine.search.mcts import threat_refutes
-from saz.tools.match.match import opening_plies, read_records
+from saz.engine.search.mcts import opponent_threatens, threat_refutes
+from saz.tools.match.match import read_records
+from saz.tools.match.replay import Replay
 
 #: How far from a stone a move may lie and still make or block a four or a three: a five-point
 #: window holding three stones and the move has a stone within two points of it.
@@ -37,7 +38,7 @@ _REACH = 2
 
 
 @dataclass(frozen=True)
-class Turn:
+class ThreatenedTurn:
     """One of the player's turns under threat: the opponent, to move, would win by threats."""
 
     ply: int
@@ -51,6 +52,11 @@ class Turn:
     def played_safe(self) -> bool:
         return self.played in self.safe
 
+    @property
+    def missed(self) -> bool:
+        """An unsafe move played while a safe one stood: a loss a deeper guard could have saved."""
+        return bool(self.safe) and not self.played_safe
+
 
 @dataclass(frozen=True)
 class Defence:
@@ -61,13 +67,13 @@ class Defence:
     plies: int
     #: The player's last turn with no threat standing (None: threatened since the opening).
     last_quiet: int | None
-    turns: tuple[Turn, ...]
+    turns: tuple[ThreatenedTurn, ...]
 
     @property
     def unsafe_with_safe_standing(self) -> tuple[int, ...]:
         """Plies where the player played a move the opponent's threats beat while a safe one
-        stood: the losses a deeper guard could have saved."""
-        return tuple(t.ply for t in self.turns if t.safe and not t.played_safe)
+        stood (`ThreatenedTurn.missed`)."""
+        return tuple(t.ply for t in self.turns if t.missed)
 
 
 def candidates(game: Gomoku) -> list[int]:
@@ -90,13 +96,6 @@ def candidates(game: Gomoku) -> list[int]:
     return [int(m) for m in game.legal_moves() if near.flat[int(m)]]
 
 
-def threatened(game: Gomoku, judge: int) -> bool:
-    """Whether the opponent of the side to move would win by threats were it to move."""
-    turned = game.copy()
-    turned.set_to_move(-game.to_move)
-    return turned.threat_win(judge, threes=True) is not None
-
-
 def safe_moves(game: Gomoku, judge: int, screen: int) -> tuple[tuple[int, ...], int]:
     """The candidate moves after which the opponent has no win by threats: screened at
     `screen` positions, the survivors confirmed at `judge`. Returns them and the candidates'
@@ -108,34 +107,28 @@ def safe_moves(game: Gomoku, judge: int, screen: int) -> tuple[tuple[int, ...], 
     return tuple(survivors), len(moves)
 
 
-def read_defence(path: Path, width: int, height: int, rules: dict[str, object],
-                 moves: Sequence[int], opening: int, color: int, judge: int,
-                 screen: int) -> Defence:
-    """Walk back over the player's turns of a lost game, from its last, while the opponent's
-    threats stand (never into the first `opening` plies, which neither side chose)."""
-    turns: list[Turn] = []
+def read_defence(path: Path, positions: Sequence[tuple[Gomoku, int]], color: int, plies: int,
+                 judge: int, screen: int) -> Defence:
+    """Walk back over the player's turns of a lost game of `plies` moves, from its last, while
+    the opponent's threats stand. `positions` are the turns the player chose, in the order
+    played: each position before its move, and the move."""
+    turns: list[ThreatenedTurn] = []
     last_quiet = None
-    first = 0 if color == BLACK else 1
-    for ply in reversed(range(first, len(moves), 2)):
-        if ply < opening:
-            break
-        game = Gomoku(width, height, **rules)  # type: ignore[arg-type]
-        for move in moves[:ply]:
-            game.play(move)
-        if game.is_over():
-            continue
-        if not threatened(game, judge):
+    for game, played in reversed(positions):
+        ply = len(game.moves)
+        if not opponent_threatens(game, judge):
             last_quiet = ply
             break
         safe, count = safe_moves(game, judge, screen)
-        turns.append(Turn(ply, safe, count, moves[ply]))
-    return Defence(path, color, len(moves), last_quiet, tuple(turns))
+        turns.append(ThreatenedTurn(ply, safe, count, played))
+    return Defence(path, color, plies, last_quiet, tuple(turns))
 
 
 def read_defences(records: list[Path], player: str, judge: int, screen: int,
                   games: Sequence[int] = ()) -> list[Defence]:
     """Every game of `records` that `player` lost (by its name in PB or PW), or only those
-    numbered `games` (the record's file name, 0001.sgf being 1)."""
+    numbered `games` (the record's file name, 0001.sgf being 1). The random opening's plies,
+    which neither side chose, are never judged."""
     found = []
     for path, sgf in read_records(records):
         if player not in (sgf.player_black, sgf.player_white):
@@ -145,18 +138,17 @@ def read_defences(records: list[Path], player: str, judge: int, screen: int,
         color = BLACK if sgf.player_black == player else WHITE
         if sgf.winner is None or sgf.winner == color:
             continue
-        moves = [node.move.move for node in sgf.nodes if node.move is not None]
-        rules = Gomoku.rules_from_record(sgf.komi, sgf.rules)
-        found.append(read_defence(path, sgf.width, sgf.height, rules, moves,
-                                  opening_plies(sgf.game_comment), color, judge, screen))
+        replay = Replay(sgf)
+        mine = [(turn.game.copy(), turn.move) for turn in replay
+                if turn.chosen and turn.color == color]
+        found.append(read_defence(path, mine, color, len(replay.game.moves), judge, screen))
     return found
 
 
 def _turns(d: Defence) -> str:
     """`ply:safe/candidates`, last turn first, a `!` where an unsafe move was played while a
     safe one stood."""
-    return " ".join(f"{t.ply}:{len(t.safe)}/{t.candidates}"
-                    f"{'!' if t.safe and not t.played_safe else ''}"
+    return " ".join(f"{t.ply}:{len(t.safe)}/{t.candidates}{'!' if t.missed else ''}"
                     for t in d.turns) or "-"
 
 
@@ -166,7 +158,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"no game lost by {args.player} in", *args.records)
         return 1
     print(f"| record | {args.player} | plies | last quiet turn | threatened turns "
-          f""
           f"(ply:safe/looked at, last first; ! unsafe played, safe standing) |")
     print("|---|---|---:|---:|---|")
     for d in lost:
@@ -176,12 +167,12 @@ def run(args: argparse.Namespace) -> int:
               f"| {_turns(d)} |")
     turns = [t for d in lost for t in d.turns]
     standing = [t for t in turns if t.safe]
-    missed = sum(len(d.unsafe_with_safe_standing) for d in lost)
+    missed = sum(t.missed for t in turns)
     print()
-    print(f"{len(lost)} game{'s' * (len(lost) != 1)} lost by {args.player}, judged at {args.judge} positions: "
-          f"{len(turns)} turns under threat, a safe move standing at {len(standing)}, "
-          f"played at {sum(t.played_safe for t in standing)}; an unsafe move played while a "
-          f"safe one stood: {missed}")
+    print(f"{len(lost)} game{'s' * (len(lost) != 1)} lost by {args.player}, judged at "
+          f"{args.judge} positions: {len(turns)} turns under threat, a safe move standing at "
+          f"{len(standing)}, played at {sum(t.played_safe for t in standing)}; an unsafe move "
+          f"played while a safe one stood: {missed}")
     return 0
 
 
