@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from saz.engine.games import BLACK, WHITE
-from saz.engine.games.gomoku import Gomoku
+from saz.protocol.sgf import SgfGame, parse_sgf
 from saz.tools.bench.cli import main
 from saz.tools.bench.decided import read_game, read_games
+from saz.tools.match.match import OPENING_NOTE
 
 
 def test_each_games_first_win_by_threats(aiwine_records: Path) -> None:
@@ -29,21 +30,30 @@ def test_each_games_first_win_by_threats(aiwine_records: Path) -> None:
     assert read_games([aiwine_records], "nobody", 500_000) == []
 
 
+def _record(moves: str, opening: int) -> SgfGame:
+    """A 15x15 freestyle record of `moves` ("B[fh];W[aa];..."), its first `opening` plies
+    random, as `saz match` writes it."""
+    note = f"GC[no result{OPENING_NOTE.format(opening)}]" if opening else ""
+    return parse_sgf(f"(;FF[4]GM[4]SZ[15]RU[freestyle]PB[b]PW[w]{note};{moves})")
+
+
 def test_a_win_let_go_is_reported_at_the_ply_it_stood() -> None:
     """Black's open three with Black to move (ply 6) wins; Black plays in the corner instead,
     White blocks one end, and at ply 8 the three is a dead one."""
-    game = Gomoku(15)
-    moves = [game.point(x, y) for x, y in
-             ((5, 7), (0, 0), (6, 7), (0, 1), (7, 7), (0, 2), (14, 14), (4, 7), (13, 13), (8, 7))]
-    read = read_game(Path("x.sgf"), game, moves, 0, BLACK, None, 100_000)
+    moves = "B[fh];W[aa];B[gh];W[ab];B[hh];W[ac];B[oo];W[eh];B[nn];W[ih]"
+    read = read_game(Path("x.sgf"), _record(moves, 0), BLACK, 100_000)
+    assert (read.plies, read.winner) == (10, None)
     assert (read.first_own, read.let_go_own) == (6, (6,))
     assert (read.first_other, read.let_go_other) == (None, ())
     assert not read.winner_was_first  # no winner
     # The random opening is not judged: with six plies of it, Black's win shows from ply 6 on
     # just the same, and with seven it is never seen.
-    assert read_game(Path("x.sgf"), Gomoku(15), moves, 6, BLACK, None, 100_000).first_own == 6
-    late = read_game(Path("x.sgf"), Gomoku(15), moves, 7, BLACK, None, 100_000)
+    assert read_game(Path("x.sgf"), _record(moves, 6), BLACK, 100_000).first_own == 6
+    late = read_game(Path("x.sgf"), _record(moves, 7), BLACK, 100_000)
     assert (late.first_own, late.let_go_own) == (None, ())
+    # From White's side the same game swaps the columns.
+    white = read_game(Path("x.sgf"), _record(moves, 0), WHITE, 100_000)
+    assert (white.first_other, white.let_go_other, white.first_own) == (6, (6,), None)
 
 
 def test_the_table(aiwine_records: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,13 +14,14 @@ judge is saz's own threat search, sound but bounded: a win it does not find may 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from saz.engine.games import BLACK, WHITE
 from saz.engine.games.gomoku import Gomoku
-from saz.tools.match.match import opening_plies, read_records
+from saz.protocol.sgf import SgfGame
+from saz.tools.match.match import read_records
+from saz.tools.match.replay import Replay
 
 
 @dataclass(frozen=True)
@@ -50,41 +51,33 @@ class GameThreats:
         return mine is not None and (theirs is None or mine < theirs)
 
 
-def read_game(path: Path, game: Gomoku, moves: Sequence[int], opening: int, color: int,
-              winner: int | None, judge: int) -> GameThreats:
-    """Replay `moves` on the empty `game`, judging every position after the first `opening`
-    plies (the random opening, which neither side chose)."""
+def read_game(path: Path, sgf: SgfGame, color: int, judge: int) -> GameThreats:
+    """Replay the record `sgf`, judging every position after the random opening (whose plies
+    neither side chose). `color` is the player's colour."""
     had: dict[int, int | None] = {BLACK: None, WHITE: None}  # last ply each side had a win
     first: dict[int, int | None] = {BLACK: None, WHITE: None}
     let_go: dict[int, list[int]] = {BLACK: [], WHITE: []}
-    for move in moves:
-        if game.is_over():
-            break
-        ply, side = len(game.moves), game.to_move
-        if ply >= opening:
-            wins = game.threat_win(judge, threes=True) is not None
-            if wins and first[side] is None:
-                first[side] = ply
-            if not wins and had[side] is not None:
-                let_go[side].append(had[side])  # type: ignore[arg-type]
-            had[side] = ply if wins else None
-        game.play(move)
-    return GameThreats(path, color, winner, len(game.moves), first[color], first[-color],
-                       tuple(let_go[color]), tuple(let_go[-color]))
+    replay = Replay(sgf)
+    for turn in replay:
+        if not turn.chosen:
+            continue
+        ply, side, game = turn.ply, turn.color, turn.game
+        assert isinstance(game, Gomoku), "decided reads Gomoku records"
+        wins = game.threat_win(judge, threes=True) is not None
+        if wins and first[side] is None:
+            first[side] = ply
+        if not wins and had[side] is not None:
+            let_go[side].append(had[side])  # type: ignore[arg-type]
+        had[side] = ply if wins else None
+    return GameThreats(path, color, sgf.winner, len(replay.game.moves), first[color],
+                       first[-color], tuple(let_go[color]), tuple(let_go[-color]))
 
 
 def read_games(records: list[Path], player: str, judge: int) -> list[GameThreats]:
     """Every game of `records` that `player` played (by its name in PB or PW)."""
-    found = []
-    for path, sgf in read_records(records):
-        if player not in (sgf.player_black, sgf.player_white):
-            continue
-        color = BLACK if sgf.player_black == player else WHITE
-        game = Gomoku(sgf.width, sgf.height, **Gomoku.rules_from_record(sgf.komi, sgf.rules))
-        moves = [node.move.move for node in sgf.nodes if node.move is not None]
-        found.append(read_game(path, game, moves, opening_plies(sgf.game_comment), color,
-                               sgf.winner, judge))
-    return found
+    return [read_game(path, sgf, BLACK if sgf.player_black == player else WHITE, judge)
+            for path, sgf in read_records(records)
+            if player in (sgf.player_black, sgf.player_white)]
 
 
 def _ply(ply: int | None) -> str:
