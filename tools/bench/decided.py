@@ -58,12 +58,12 @@ def read_game(path: Path, sgf: SgfGame, color: int, judge: int) -> GameThreats:
     first: dict[int, int | None] = {BLACK: None, WHITE: None}
     let_go: dict[int, list[int]] = {BLACK: [], WHITE: []}
     replay = Replay(sgf)
+    assert isinstance(replay.game, Gomoku), "decided reads Gomoku records"
     for turn in replay:
         if not turn.chosen:
             continue
-        ply, side, game = turn.ply, turn.color, turn.game
-        assert isinstance(game, Gomoku), "decided reads Gomoku records"
-        wins = game.threat_win(judge, threes=True) is not None
+        ply, side = turn.ply, turn.color
+        wins = turn.game.threat_win(judge, threes=True) is not None
         if wins and first[side] is None:
             first[side] = ply
         if not wins and had[side] is not None:
