@@ -87,6 +87,12 @@ class SgfGame:
         result = self.result or ""
         return BLACK if result.startswith("B+") else WHITE if result.startswith("W+") else None
 
+    def color_of(self, player: str) -> int | None:
+        """BLACK or WHITE for the player named `player` in PB or PW (Black's if both); None
+        when neither names it."""
+        return (BLACK if player == self.player_black else
+                WHITE if player == self.player_white else None)
+
 
 def parse_sgf(text: str) -> SgfGame:
     """The main line of the first game in `text`; SgfError if it is malformed or not a game of

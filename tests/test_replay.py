@@ -79,3 +79,9 @@ def test_a_records_winner_is_the_colour_its_result_names(result: str | None,
                                                          winner: int | None) -> None:
     record = "(;GM[4]SZ[9]" + (f"RE[{result}]" if result else "") + ";B[ee];W[ef])"
     assert parse_sgf(record).winner == winner
+
+
+def test_a_players_colour_is_read_from_pb_and_pw() -> None:
+    record = parse_sgf("(;GM[4]SZ[9]PB[saz]PW[aiwine];B[ee];W[ef])")
+    assert (record.color_of("saz"), record.color_of("aiwine"), record.color_of("Saz"),
+            parse_sgf("(;GM[4]SZ[9];B[ee])").color_of("saz")) == (BLACK, WHITE, None, None)

@@ -75,9 +75,8 @@ def read_game(path: Path, sgf: SgfGame, color: int, judge: int) -> GameThreats:
 
 def read_games(records: list[Path], player: str, judge: int) -> list[GameThreats]:
     """Every game of `records` that `player` played (by its name in PB or PW)."""
-    return [read_game(path, sgf, BLACK if sgf.player_black == player else WHITE, judge)
-            for path, sgf in read_records(records)
-            if player in (sgf.player_black, sgf.player_white)]
+    return [read_game(path, sgf, color, judge) for path, sgf in read_records(records)
+            if (color := sgf.color_of(player)) is not None]
 
 
 def _ply(ply: int | None) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from saz.engine.games import BLACK, WHITE
+from saz.engine.games import BLACK
 from saz.engine.games.gomoku import Gomoku
 from saz.engine.search.mcts import opponent_threatens, threat_refutes
 from saz.tools.match.match import read_records
@@ -131,11 +131,9 @@ def read_defences(records: list[Path], player: str, judge: int, screen: int,
     which neither side chose, are never judged."""
     found = []
     for path, sgf in read_records(records):
-        if player not in (sgf.player_black, sgf.player_white):
+        color = sgf.color_of(player)
+        if color is None or (games and int(path.stem) not in games):
             continue
-        if games and int(path.stem) not in games:
-            continue
-        color = BLACK if sgf.player_black == player else WHITE
         if sgf.winner is None or sgf.winner == color:
             continue
         replay = Replay(sgf)
