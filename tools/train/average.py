@@ -1,0 +1,189 @@
+"""`saz average A B ... --out AVG`: one network whose weights are the mean of several.
+
+    saz average RUN/checkpoints/gen_00590.pt ... --out AVG.pt        (then saz export AVG.pt)
+    saz average RUN/models/gen_00593.onnx ... --out AVG.onnx         (a model and its card)
+
+Stochastic weight averaging (Izmailov et al., 2018), as KataGo exports its networks: snapshots of
+one run taken a few generations apart lie in the same basin, and their mean sits nearer its
+centre than any one of them. Along a run at a low, constant learning rate the single generations
+scatter round that centre: neighbouring generations of the Gomoku run moved an 80-game match
+against AIWine by about eight games (docs/STRENGTH.md). The mean of their weights costs no
+training.
+
+The snapshots must be one network shape for one game and feature set, normally one run's
+`checkpoints/gen_N.pt`. Floating-point tensors are averaged, batch normalisation's running
+statistics included (close snapshots see the same activations; the mean of their statistics is
+what KataGo's SWA keeps too); integer tensors (`num_batches_tracked`) take the newest snapshot's.
+The result is a checkpoint without optimiser state, ready for `saz export`; its training record
+is the newest snapshot's, with the list of averaged files under `averaged`.
+
+A run keeps a checkpoint every `snapshot_every` generations but an exported model of every one, so
+the models can be averaged too, initializer by initializer. The export folds batch normalisation
+into the linear layer before it, so the mean of the files is the mean of the affine maps each
+generation applies there, not exactly the export of the mean checkpoint; for snapshots as close as
+one run's the two agree to the export's own tolerance (a test checks it). The files must be one
+graph, node for node; the card is the newest file's, with its size, digest and `averaged` redone,
+and the result is opened by the engine's `Evaluator` before it is renamed into place.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+from onnx import numpy_helper
+from torch import Tensor
+
+from saz.engine.evaluator import Evaluator, ModelError
+from saz.engine.model_card import ModelCard, ModelCardError, card_path, file_digest
+from saz.tools.train.checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    load_checkpoint,
+    save_checkpoint,
+)
+
+
+def average_checkpoints(checkpoints: Sequence[Checkpoint],
+                        names: Sequence[str] | None = None) -> Checkpoint:
+    """The checkpoint whose weights are the mean of `checkpoints`' (the last is the newest: its
+    game, rules and training record are kept). `names` label them in the training record.
+    CheckpointError when they are not one network for one game."""
+    if not checkpoints:
+        raise CheckpointError("nothing to average")
+    newest = checkpoints[-1]
+    for other in checkpoints[:-1]:
+        if other.config != newest.config:
+            raise CheckpointError(f"cannot average different networks: {other.config} and "
+                                  f"{newest.config}")
+        if (other.game, other.feature_names) != (newest.game, newest.feature_names):
+            raise CheckpointError(f"cannot average networks of different games or features: "
+                                  f"{other.game} {list(other.feature_names)} and {newest.game} "
+                                  f"{list(newest.feature_names)}")
+        if other.state_dict.keys() != newest.state_dict.keys():
+            raise CheckpointError("cannot average checkpoints whose weights have different names")
+    state: dict[str, Tensor] = {}
+    for name, last in newest.state_dict.items():
+        if last.is_floating_point():
+            # Summed in float64: thirty float32 snapshots lose no digit to the order of the sum.
+            total = torch.zeros(last.shape, dtype=torch.float64)
+            for checkpoint in checkpoints:
+                total += checkpoint.state_dict[name].to(torch.float64)
+            state[name] = (total / len(checkpoints)).to(last.dtype)
+        else:
+            state[name] = last.clone()
+    labels = list(names) if names is not None else [f"#{i}" for i in range(len(checkpoints))]
+    training = {**newest.training, "averaged": labels}
+    return Checkpoint(config=newest.config, state_dict=state, game=newest.game,
+                      rules=newest.rules, feature_version=newest.feature_version,
+                      feature_names=newest.feature_names, training=training,
+                      optimizer_state=None)
+
+
+def average_models(paths: Sequence[Path], out: Path) -> ModelCard:
+    """Write the model whose initializers are the mean of the exported models at `paths` (the
+    last is the newest: its card is kept) to `out`, with its card; returns the card.
+    ModelCardError when the files are not one network of one game."""
+    if not paths:
+        raise ModelCardError("nothing to average")
+    cards = [ModelCard.load(card_path(path)) for path in paths]
+    models = []
+    for path, card in zip(paths, cards):
+        data = path.read_bytes()
+        try:
+            card.check_contents(data)
+        except ModelCardError as exc:
+            raise ModelCardError(f"{path}: {exc}") from None
+        models.append(onnx.load_from_string(data))
+    newest, card = models[-1], cards[-1]
+    for path, other, other_card in zip(paths, models, cards):
+        if (other_card.game, other_card.feature_names, other_card.network) != (
+                card.game, card.feature_names, card.network):
+            raise ModelCardError(f"cannot average {path} with {paths[-1]}: different networks or "
+                                 f"games ({other_card.game}, {other_card.network})")
+        if _structure(other) != _structure(newest):
+            raise ModelCardError(f"cannot average {path} with {paths[-1]}: the graphs differ")
+    for i, initializer in enumerate(newest.graph.initializer):
+        arrays = [numpy_helper.to_array(model.graph.initializer[i]) for model in models]
+        last = arrays[-1]
+        if last.dtype.kind == "f":
+            mean = (np.sum([a.astype(np.float64) for a in arrays], axis=0)
+                    / len(arrays)).astype(last.dtype)
+        elif all(np.array_equal(a, last) for a in arrays):
+            mean = last
+        else:
+            raise ModelCardError(f"cannot average {initializer.name}: integer constants differ")
+        initializer.CopyFrom(numpy_helper.from_array(mean, initializer.name))
+    data = newest.SerializeToString()
+    averaged = replace(card, onnx_bytes=len(data), onnx_sha256=file_digest(data),
+                       training={**card.training, "averaged": [str(p) for p in paths]},
+                       strength={})
+    staging = out.with_name(out.stem + ".staging.onnx")
+    try:
+        staging.write_bytes(data)
+        averaged.save(card_path(staging))
+        Evaluator(staging, device="cpu")  # the engine opens it, card and all
+        staging.replace(out)
+        card_path(staging).replace(card_path(out))
+    finally:
+        staging.unlink(missing_ok=True)
+        card_path(staging).unlink(missing_ok=True)
+    return averaged
+
+
+def _structure(model: onnx.ModelProto) -> bytes:
+    """The model without its initializers' values: the nodes, inputs, outputs and the
+    initializers' names, types and shapes."""
+    graph = onnx.GraphProto()
+    graph.CopyFrom(model.graph)
+    for initializer in graph.initializer:
+        initializer.ClearField("raw_data")
+        for values in ("float_data", "int32_data", "int64_data", "double_data"):
+            initializer.ClearField(values)
+    return graph.SerializeToString()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="saz average",
+        description="Average the weights of several networks of one run (stochastic weight "
+                    "averaging): checkpoints into one checkpoint without optimiser state (for "
+                    "saz export), or exported models into one model and its card.")
+    parser.add_argument("inputs", type=Path, nargs="+", metavar="CHECKPOINT.pt|MODEL.onnx",
+                        help="networks of one run, all checkpoints or all models, oldest first "
+                             "(the last one's training record is kept)")
+    parser.add_argument("--out", type=Path, required=True, metavar="AVG.pt|AVG.onnx",
+                        help="where to write the mean, of the inputs' kind")
+    args = parser.parse_args(argv)
+    kinds = {path.suffix for path in [*args.inputs, args.out]}
+    if len(kinds) != 1 or not kinds <= {".pt", ".onnx"}:
+        print("saz average: the inputs and --out must be all checkpoints (.pt) or all models "
+              f"(.onnx), got {', '.join(sorted(kinds))}", file=sys.stderr)
+        return 1
+    if args.out.resolve() in {path.resolve() for path in args.inputs}:
+        print(f"saz average: --out {args.out} is one of the inputs", file=sys.stderr)
+        return 1
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        if kinds == {".onnx"}:
+            card = average_models(args.inputs, args.out)
+            game = card.game
+        else:
+            loaded = [load_checkpoint(path) for path in args.inputs]
+            averaged = average_checkpoints(loaded, [str(path) for path in args.inputs])
+            save_checkpoint(averaged, args.out)
+            game = averaged.game
+    except (CheckpointError, ModelCardError, ModelError, OSError) as exc:
+        print(f"saz average: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.out}: the mean of {len(args.inputs)} networks of {game}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
