@@ -3,19 +3,19 @@
     saz average RUN/checkpoints/gen_00590.pt ... --out AVG.pt        (then saz export AVG.pt)
     saz average RUN/models/gen_00593.onnx ... --out AVG.onnx         (a model and its card)
 
-Stochastic weight averaging (Izmailov et al., 2018), as KataGo exports its networks: snapshots of
-one run taken a few generations apart lie in the same basin, and their mean sits nearer its
-centre than any one of them. Along a run at a low, constant learning rate the single generations
-scatter round that centre: neighbouring generations of the Gomoku run moved an 80-game match
-against AIWine by about eight games (docs/STRENGTH.md). The mean of their weights costs no
-training.
+Stochastic weight averaging (Izmailov et al., 2018), as KataGo exports its networks: the argument
+is that snapshots of one run a few generations apart lie in one basin and their mean nearer its
+centre than any of them. Along a run at a low, constant learning rate single generations scatter:
+neighbouring generations of the Gomoku run moved an 80-game match against AIWine by about eight
+games. The mean costs no training. (Measured there, two means of the open branch were no
+stronger against AIWine than its generations: docs/STRENGTH.md, "Weight averaging".)
 
 The snapshots must be one network shape for one game and feature set, normally one run's
 `checkpoints/gen_N.pt`. Floating-point tensors are averaged, batch normalisation's running
-statistics included (close snapshots see the same activations; the mean of their statistics is
-what KataGo's SWA keeps too); integer tensors (`num_batches_tracked`) take the newest snapshot's.
-The result is a checkpoint without optimiser state, ready for `saz export`; its training record
-is the newest snapshot's, with the list of averaged files under `averaged`.
+statistics included (close snapshots see nearly the same activations, so their mean stands in
+for statistics recomputed on the averaged network); integer tensors (`num_batches_tracked`)
+take the newest snapshot's. The result is a checkpoint without optimiser state, ready for `saz
+export`; its training record is the newest snapshot's, with the averaged files under `averaged`.
 
 A run keeps a checkpoint every `snapshot_every` generations but an exported model of every one, so
 the models can be averaged too, initializer by initializer. The export folds batch normalisation
@@ -93,20 +93,21 @@ def average_models(paths: Sequence[Path], out: Path) -> ModelCard:
         raise ModelCardError("nothing to average")
     cards = [ModelCard.load(card_path(path)) for path in paths]
     models = []
-    for path, card in zip(paths, cards):
+    for path, path_card in zip(paths, cards):
         data = path.read_bytes()
         try:
-            card.check_contents(data)
+            path_card.check_contents(data)
         except ModelCardError as exc:
             raise ModelCardError(f"{path}: {exc}") from None
         models.append(onnx.load_from_string(data))
     newest, card = models[-1], cards[-1]
+    structure = _structure(newest)
     for path, other, other_card in zip(paths, models, cards):
         if (other_card.game, other_card.feature_names, other_card.network) != (
                 card.game, card.feature_names, card.network):
             raise ModelCardError(f"cannot average {path} with {paths[-1]}: different networks or "
                                  f"games ({other_card.game}, {other_card.network})")
-        if _structure(other) != _structure(newest):
+        if _structure(other) != structure:
             raise ModelCardError(f"cannot average {path} with {paths[-1]}: the graphs differ")
     for i, initializer in enumerate(newest.graph.initializer):
         arrays = [numpy_helper.to_array(model.graph.initializer[i]) for model in models]
