@@ -47,6 +47,7 @@ from saz.tools.train.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
+from saz.tools.train.export import staged_model
 
 
 def average_checkpoints(checkpoints: Sequence[Checkpoint],
@@ -124,16 +125,10 @@ def average_models(paths: Sequence[Path], out: Path) -> ModelCard:
     averaged = replace(card, onnx_bytes=len(data), onnx_sha256=file_digest(data),
                        training={**card.training, "averaged": [str(p) for p in paths]},
                        strength={})
-    staging = out.with_name(out.stem + ".staging.onnx")
-    try:
+    with staged_model(out) as staging:
         staging.write_bytes(data)
         averaged.save(card_path(staging))
         Evaluator(staging, device="cpu")  # the engine opens it, card and all
-        staging.replace(out)
-        card_path(staging).replace(card_path(out))
-    finally:
-        staging.unlink(missing_ok=True)
-        card_path(staging).unlink(missing_ok=True)
     return averaged
 
 

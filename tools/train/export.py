@@ -61,8 +61,7 @@ def export_checkpoint(checkpoint: Checkpoint, out: str | Path, *,
         raise ValueError(f"the model file must end in .onnx, got {out}")
     net = checkpoint.build_net()
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = out.with_name(out.stem + ".staging.onnx")
-    try:
+    with staged_model(out) as staging:
         _export_onnx(PolicyValueNetExport.from_net(net), staging)
         data = staging.read_bytes()
         card = ModelCard(
@@ -78,12 +77,21 @@ def export_checkpoint(checkpoint: Checkpoint, out: str | Path, *,
         if worst > TOLERANCE:
             raise ExportError(f"onnxruntime and torch differ by {worst:.2e} of the output "
                               f"(> {TOLERANCE:.0e}) on the exported model; not writing {out}")
+    return card
+
+
+@contextlib.contextmanager
+def staged_model(out: Path) -> Iterator[Path]:
+    """A path beside `out` to write a model and its card to: both are renamed into place when
+    the block ends normally, and removed whatever happens (never half a model at `out`)."""
+    staging = out.with_name(out.stem + ".staging.onnx")
+    try:
+        yield staging
         staging.replace(out)
         card_path(staging).replace(card_path(out))
     finally:
         staging.unlink(missing_ok=True)
         card_path(staging).unlink(missing_ok=True)
-    return card
 
 
 def check_parity(net: PolicyValueNet, model_path: Path, *, seed: int = 0) -> float:
