@@ -21,7 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("saz.tools.bench.cli", "benchmarks: evaluator, search"),
     "export": ("saz.tools.train.export", "export a training checkpoint to ONNX with its model card"),
     "train": ("saz.tools.train.run", "AlphaZero self-play training on small boards"),
-    "average": ("saz.tools.train.average", "average the weights of a run's checkpoints (SWA)"),
+    "average": ("saz.tools.train.average", "average a run's checkpoints or models (SWA)"),
     "distill": ("saz.tools.train.distill", "fit a training run's network to a teacher's games"),
     "evaluate": ("saz.tools.train.evaluate", "a training run's generations against fixed anchors"),
     "match": ("saz.tools.match.match", "engine-vs-engine matches with Elo and SPRT"),

@@ -68,16 +68,10 @@ def average_checkpoints(checkpoints: Sequence[Checkpoint],
                                   f"{list(newest.feature_names)}")
         if other.state_dict.keys() != newest.state_dict.keys():
             raise CheckpointError("cannot average checkpoints whose weights have different names")
-    state: dict[str, Tensor] = {}
-    for name, last in newest.state_dict.items():
-        if last.is_floating_point():
-            # Summed in float64: thirty float32 snapshots lose no digit to the order of the sum.
-            total = torch.zeros(last.shape, dtype=torch.float64)
-            for checkpoint in checkpoints:
-                total += checkpoint.state_dict[name].to(torch.float64)
-            state[name] = (total / len(checkpoints)).to(last.dtype)
-        else:
-            state[name] = last.clone()
+    state: dict[str, Tensor] = {
+        name: (torch.from_numpy(_mean([c.state_dict[name].numpy() for c in checkpoints]))
+               if last.is_floating_point() else last.clone())
+        for name, last in newest.state_dict.items()}
     labels = list(names) if names is not None else [f"#{i}" for i in range(len(checkpoints))]
     training = {**newest.training, "averaged": labels}
     return Checkpoint(config=newest.config, state_dict=state, game=newest.game,
@@ -114,8 +108,7 @@ def average_models(paths: Sequence[Path], out: Path) -> ModelCard:
         arrays = [numpy_helper.to_array(model.graph.initializer[i]) for model in models]
         last = arrays[-1]
         if last.dtype.kind == "f":
-            mean = (np.sum([a.astype(np.float64) for a in arrays], axis=0)
-                    / len(arrays)).astype(last.dtype)
+            mean = _mean(arrays)
         elif all(np.array_equal(a, last) for a in arrays):
             mean = last
         else:
@@ -130,6 +123,13 @@ def average_models(paths: Sequence[Path], out: Path) -> ModelCard:
         averaged.save(card_path(staging))
         Evaluator(staging, device="cpu")  # the engine opens it, card and all
     return averaged
+
+
+def _mean(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """The element-wise mean of same-shaped float arrays, in the last one's dtype. Summed in
+    float64: thirty float32 snapshots lose no digit to the order of the sum."""
+    return (np.sum([a.astype(np.float64) for a in arrays], axis=0)
+            / len(arrays)).astype(arrays[-1].dtype)
 
 
 def _structure(model: onnx.ModelProto) -> bytes:
