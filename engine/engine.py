@@ -132,11 +132,12 @@ class Engine:
         self.game.set_to_move(color)
 
     def clear_cache(self) -> None:
-        """Forget every search tree (KataGo's `clear_cache`): the next search starts afresh."""
+        """Forget every search tree and cached evaluation (KataGo's `clear_cache`): the next
+        search starts afresh."""
         self.halt()
         for search in self._searches.values():
             if isinstance(search, MCTS):
-                search.reset()
+                search.clear_cache()
 
     # -- thinking --------------------------------------------------------------------------------
     def position(self, color: int | None = None) -> Game:

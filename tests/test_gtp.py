@@ -525,6 +525,8 @@ def test_subgraph_options_reach_the_search() -> None:
     (["--batch-size", "0"], "batch_size must be >= 1"),
     (["--fpu-reduction", "x"], "invalid float value"),
     (["--focus-side", "-1"], r"focus_side must be >= 0"),
+    (["--eval-cache=-5M"], r"invalid size '-5M': must be positive"),
+    (["--eval-cache", "lots"], r"invalid size 'lots'"),
 ])
 def test_bad_search_options_are_refused_with_the_reason(
         argv: list[str], reason: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -532,6 +534,14 @@ def test_bad_search_options_are_refused_with_the_reason(
         main(argv, stdin=[], stdout=io.StringIO())
     assert exit_.value.code == 2
     assert re.search(reason, capsys.readouterr().err)
+
+
+def test_the_evaluation_cache_size_reaches_the_search() -> None:
+    parser = build_parser()
+    assert search_options(parser, parser.parse_args(["--eval-cache", "256M"])).eval_cache_bytes \
+        == 256 << 20
+    assert search_options(parser, parser.parse_args(["--eval-cache", "0"])).eval_cache_bytes == 0
+    assert search_options(parser, parser.parse_args([])).eval_cache_bytes == 64 << 20
 
 
 # -- PUCT's constants on the command line (Leela Zero's --puct, --fpu_reduction, --batchsize) -----

@@ -34,6 +34,7 @@ from saz.engine import _core
 from saz.engine.games.base import Game
 from saz.engine.graph import GraphLayout, layout
 from saz.engine.model_card import MASKED_LOG_PROB
+from saz.engine.search.evalcache import EvalCache, Evaluation
 from saz.engine.search.memory import resident_bytes
 from saz.engine.search.options import SearchOptions
 from saz.engine.search.subgraph import window_masks
@@ -96,6 +97,8 @@ class SearchStats:
     seconds: float = 0.0
     eval_seconds: float = 0.0
     nodes: int = 0
+    #: Leaves answered from the evaluation cache (`EvalCache`), not by a network call.
+    cached: int = 0
 
     @property
     def mean_batch(self) -> float:
@@ -187,6 +190,7 @@ class MCTS:
         self._now = now
         self.options = options or SearchOptions()
         self.rng = np.random.default_rng(self.options.seed)
+        self._cache = EvalCache(self._cache_budget())
         self._tree = _core.Tree(self._tree_options(held=0))
         #: The position at the tree's root (None: no tree yet).
         self._root: Game | None = None
@@ -220,9 +224,20 @@ class MCTS:
         self._executor()
 
     def reset(self) -> None:
-        """Forget the tree (new game, changed rules); a large one is freed off the clock."""
+        """Forget the tree (new game, changed rules); a large one is freed off the clock. The
+        evaluation cache stays: what the network said about a position does not change."""
         self._root = None
         self._tree.clear()
+
+    def clear_cache(self) -> None:
+        """Forget the tree and every cached evaluation (KataGo's `clear_cache`)."""
+        self.reset()
+        self._cache.clear()
+
+    @property
+    def cache(self) -> EvalCache:
+        """The network's answers by position, shared by every search of this tree."""
+        return self._cache
 
     @property
     def root_visits(self) -> int:
@@ -302,7 +317,7 @@ class MCTS:
         counters = _Counters()
         lay = layout(root.width, root.height)
         if not tree.root_expanded:
-            batch = self._collect(lay, counters, 1, focus=True)
+            batch = self._collect(lay, counters, 1, focus=True, cached=True)
             if batch is not None:
                 self._finish(batch, self._run(batch), counters)
         if allowed is not None:
@@ -330,9 +345,13 @@ class MCTS:
             turn, turn_start = now - turn_start, now
             if self._limit_reached(limits, counters, now - start, turn):
                 break
-            batch = self._collect(lay, counters, self.options.batch_size, focus=True)
+            batch = self._collect(lay, counters, self.options.batch_size, focus=True,
+                                  cached=True)
             if batch is not None:
-                job = self._executor().submit(self._run, batch) if depth else self._run(batch)
+                # A batch the cache answered whole still waits its turn: the tree takes
+                # batches back in the order they were collected.
+                job = (self._executor().submit(self._run, batch) if depth and batch.rows
+                       else self._run(batch))
                 in_flight.append((batch, job))
             elif tree.full and not in_flight:
                 # The tree is at its budget: answer from what it has. An analysis (no limit,
@@ -363,13 +382,15 @@ class MCTS:
                 on_progress(self._result(counters, start))
 
     def _collect(self, lay: GraphLayout, counters: _Counters, size: int, *,
-                 focus: bool = False) -> _Batch | None:
+                 focus: bool = False, cached: bool = False) -> _Batch | None:
         """Descend until `size` new leaves need the network, backing up on the way the positions
         the rules settle. Those cost no network call, so they do not count towards the batch
         (else a tree full of settled lines sends the network small batches), but at most
         `size * SETTLED_DESCENTS` descents are made for one batch. None: no new leaf. `focus`:
         each leaf masked to its window (`SearchOptions.focus_side`), the batch cut down to
-        them (`crop`); lockstep callers get the rows whole and do that themselves."""
+        them (`crop`); lockstep callers get the rows whole and do that themselves. `cached`:
+        leaves the evaluation cache knows are answered from it, and only the others are left
+        for the network (not with subgraph sampling, whose windows are random)."""
         features = self._root.num_features()  # type: ignore[union-attr]
         x = self._buffer(lay, features, size)
         leaves, settled, collisions = self._tree.collect(size, size * SETTLED_DESCENTS, x)
@@ -380,20 +401,27 @@ class MCTS:
             self._release(x)
             return None
         x = x[:leaves]
-        mask = self.focus_masks(x, lay) if focus else None
         sub = self.options.subgraphs
         k = sub.count if sub.enabled else 0
+        answers = None
+        if cached and not k and self._cache.max_bytes:
+            answers = _Answers.look_up(self._cache, x)
+            if answers.missing.size < leaves:
+                net_x = x[answers.missing]
+                self._release(x)
+                x = net_x
+        mask = self.focus_masks(x, lay) if focus and len(x) else None
         if k:  # each leaf, then k copies of it that the masks cut down to sub-boards
             rows = np.repeat(x, 1 + k, axis=0)
             self._release(x)
             x = rows
             windows = self._subgraph_masks(lay, leaves, k)
             mask = windows if mask is None else windows & np.repeat(mask, 1 + k, axis=0)
-        cut = crop(x, mask, lay) if focus and mask is not None else None
+        cut = crop(x, mask, lay) if focus and mask is not None and len(x) else None
         if cut is None:
-            return _Batch(leaves, lay, x, mask, 1 + k)
+            return _Batch(leaves, lay, x, mask, 1 + k, answers=answers)
         self._release(x)
-        return _Batch(leaves, cut.layout, cut.x, cut.mask, 1 + k, cut)
+        return _Batch(leaves, cut.layout, cut.x, cut.mask, 1 + k, cut, answers)
 
     def focus_masks(self, x: np.ndarray, lay: GraphLayout) -> np.ndarray | None:
         """The nodes of each encoded leaf `x` of `lay`'s board that the network sees
@@ -480,7 +508,10 @@ class MCTS:
 
     # -- evaluation ------------------------------------------------------------------------------
     def _run(self, batch: _Batch) -> _Output:
-        """The network call (on the worker thread when pipelining)."""
+        """The network call (on the worker thread when pipelining); none for a batch the
+        cache answered whole."""
+        if not batch.rows:
+            return np.empty((0, batch.layout.num_nodes), np.float32), np.empty(0, np.float32), 0.0
         t0 = time.perf_counter()
         log_policy, values = self.evaluator.run(batch.x, batch.layout, batch.mask)
         return log_policy, values, time.perf_counter() - t0
@@ -490,15 +521,28 @@ class MCTS:
         log_policy, values, seconds = output
         if batch.cut is not None:  # a cut-down batch: the board's other nodes were masked
             log_policy = batch.cut.expand(log_policy)
+        evaluated = batch.rows // batch.group
+        if batch.answers is not None:
+            log_policy, values = batch.answers.merge(self._cache, log_policy, values)
         self._tree.absorb(np.ascontiguousarray(log_policy, dtype=np.float32),
                           np.ascontiguousarray(values, dtype=np.float32),
                           batch.group, self.options.subgraphs.blend)
         if batch.cut is None:  # a cut-down batch's rows are its own, not the pool's
             self._release(batch.x)
         counters.eval_seconds += seconds
-        counters.batches += 1
-        counters.evaluated += batch.leaves
+        if evaluated:  # a batch the cache answered whole made no network call
+            counters.batches += 1
+        counters.evaluated += evaluated
+        counters.cached += batch.leaves - evaluated
         counters.playouts += batch.leaves
+
+    def _cache_budget(self) -> int:
+        """The evaluation cache's bytes: the option's, and at most an eighth of a process
+        memory limit (the tree's budget is what the process leaves, so it shrinks to match)."""
+        budget = self.options.eval_cache_bytes
+        if self.options.memory_limit is not None:
+            budget = min(budget, self.options.memory_limit // 8)
+        return budget
 
     def _buffer(self, lay: GraphLayout, features: int, rows: int) -> np.ndarray:
         """An input buffer of `rows` rows from a small per-size pool: a batch in flight on the
@@ -555,18 +599,22 @@ class MCTS:
 
     def _tree_budget(self, held: int) -> int:
         """The most bytes the tree may hold: `options.max_tree_bytes`, and under a process
-        memory limit no more than what the limit leaves (less the headroom). The `held` bytes
-        of the tree now resident count as room: the new search reuses or frees them."""
+        memory limit no more than what the limit leaves (less the headroom, and less what the
+        evaluation cache may still grow by). The `held` bytes of the tree now resident count as
+        room: the new search reuses or frees them."""
         budget = self.options.max_tree_bytes
         limit = self.options.memory_limit
         if limit is not None:
-            budget = min(budget, int(limit * MEMORY_HEADROOM) - (resident_bytes() - held))
+            cache_growth = self._cache.max_bytes - self._cache.bytes
+            budget = min(budget, int(limit * MEMORY_HEADROOM) - (resident_bytes() - held)
+                         - cache_growth)
         return max(0, budget)
 
     def _root_for(self, game: Game) -> Game:
         """Make the tree's root `game`'s position: the matching subtree of the previous tree
         when `game` extends its root by a few moves, else a fresh tree. Returns the root."""
         root = self._root
+        self._cache.resize(self._cache_budget())
         self._tree.options = self._tree_options(held=self._tree.bytes)
         if root is not None and _same_rules(root, game):
             known, moves = root.moves, game.moves
@@ -781,6 +829,50 @@ class _Batch:
     #: A batch cut down to its rows' windows (`crop`), which `x`, `mask` and `layout` are;
     #: None when the rows are whole positions.
     cut: Cut | None = None
+    #: The leaves the evaluation cache answered (`x` then holds only the others); None: the
+    #: cache was not asked.
+    answers: _Answers | None = None
+
+    @property
+    def rows(self) -> int:
+        """Rows for the network."""
+        return len(self.x)
+
+
+@dataclass
+class _Answers:
+    """A batch's leaves as the evaluation cache found them: the keys of all of them, what it
+    knew, and which ones are left for the network."""
+
+    keys: list[bytes]
+    known: list[Evaluation | None]
+    #: Indices (into the batch's leaves) of the leaves the network evaluates, in order.
+    missing: np.ndarray
+
+    @classmethod
+    def look_up(cls, cache: EvalCache, x: np.ndarray) -> _Answers:
+        keys = [EvalCache.key(row) for row in x]
+        known = [cache.get(key) for key in keys]
+        missing = np.array([j for j, found in enumerate(known) if found is None], np.int64)
+        return cls(keys, known, missing)
+
+    def merge(self, cache: EvalCache, log_policy: np.ndarray,
+              values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The whole batch's outputs from the network's (for `missing`, in order, laid on the
+        whole board) and the cache's; the network's are cached."""
+        for j, i in enumerate(self.missing):
+            cache.put(self.keys[i], log_policy[j], float(values[j]))
+        if not self.missing.size < len(self.keys):
+            return log_policy, values
+        nodes = next(found.log_policy.shape[0] for found in self.known if found is not None)
+        all_policy = np.empty((len(self.keys), nodes), np.float32)
+        all_values = np.empty(len(self.keys), np.float32)
+        all_policy[self.missing] = log_policy
+        all_values[self.missing] = values
+        for i, found in enumerate(self.known):
+            if found is not None:
+                all_policy[i], all_values[i] = found
+        return all_policy, all_values
 
 
 class Cut(NamedTuple):
@@ -859,10 +951,11 @@ class _Counters:
     evaluated: int = 0
     collisions: int = 0
     eval_seconds: float = 0.0
+    cached: int = 0
 
     def freeze(self, seconds: float, nodes: int) -> SearchStats:
         return SearchStats(self.playouts, self.batches, self.evaluated, self.collisions,
-                           seconds, self.eval_seconds, nodes)
+                           seconds, self.eval_seconds, nodes, self.cached)
 
 
 def _same_rules(a: Game, b: Game) -> bool:

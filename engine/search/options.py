@@ -69,6 +69,10 @@ class SearchOptions:
     #: Bytes the whole process may use (Gomocup's `INFO max_memory`); None: no limit. The tree's
     #: budget then shrinks to what the limit leaves (`MCTS.tree_budget`).
     memory_limit: int | None = None
+    #: Bytes of network answers the search keeps by position (`EvalCache`, KataGo's NN cache):
+    #: a position reached again, by another move order or in a later search, costs no network
+    #: call. At most an eighth of `memory_limit`. 0: off.
+    eval_cache_bytes: int = 64 << 20
     #: Near the end of a game that has an exact solver (Othello): a new leaf with at most this
     #: many empty points is solved (who wins, within `solve_nodes` positions) and settled at
     #: +1 / 0 / -1 instead of asking the network; a root that near the end is solved exactly
@@ -123,6 +127,8 @@ class SearchOptions:
             raise ValueError("memory_limit must be > 0 (None: no limit)")
         if self.max_tree_bytes <= 0:
             raise ValueError("max_tree_bytes must be > 0")
+        if self.eval_cache_bytes < 0:
+            raise ValueError("eval_cache_bytes must be >= 0 (0: off)")
         if self.solve_empties < 0:
             raise ValueError("solve_empties must be >= 0 (0: off)")
         if self.solve_nodes < 1 or self.solve_root_nodes < 1:
@@ -162,6 +168,11 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="BYTES", help="the most memory the search tree may hold, e.g. "
                                               "512M or 2G (default 1G); at it the search stops "
                                               "growing the tree and answers from what it has")
+    parser.add_argument("--eval-cache", type=_cache_bytes, default=SearchOptions.eval_cache_bytes,
+                        metavar="BYTES", help="network answers kept by position, so that a "
+                                              "position met again costs no network call, e.g. "
+                                              "256M (default 64M; 0: off; at most an eighth of "
+                                              "a process memory limit)")
     parser.add_argument("--solve-empties", type=int, default=SearchOptions.solve_empties,
                         metavar="N", help="solve positions with at most N empty points exactly "
                                           "where the game has a solver (Othello), in the tree "
@@ -202,6 +213,7 @@ def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         return SearchOptions(c_puct=args.c_puct, fpu_reduction=args.fpu_reduction,
                              batch_size=args.batch_size,
                              max_tree_bytes=args.max_memory, search_threads=args.search_threads,
+                             eval_cache_bytes=args.eval_cache,
                              solve_empties=args.solve_empties,
                              threat_nodes=args.threat_nodes,
                              threat_root_nodes=args.threat_root_nodes,
@@ -231,3 +243,8 @@ def parse_bytes(text: str) -> int:
     if size <= 0:
         raise argparse.ArgumentTypeError(f"invalid size {text!r}: must be positive")
     return size
+
+
+def _cache_bytes(text: str) -> int:
+    """`parse_bytes`, or 0 (off): argparse's type for `--eval-cache`."""
+    return 0 if text.strip() == "0" else parse_bytes(text)

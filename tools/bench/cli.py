@@ -14,6 +14,7 @@
     saz bench foresight --model M --records DIR           (see tools/bench/foresight.py)
     saz bench selfplay --config C --model M --size 16     (see tools/bench/selfplay.py)
     saz bench judgement --estimates CSV --model M        (see tools/bench/judgement.py)
+    saz bench cache --records DIR --player NAME           (see tools/bench/evalcache.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
 each board size x batch size, and the same network in torch eager (the torch-geometric model under
@@ -48,6 +49,7 @@ from saz.tools.train.export import export_checkpoint
 from saz.tools.bench import agreement as bench_agreement
 from saz.tools.bench import clock as bench_clock
 from saz.tools.bench import decided as bench_decided
+from saz.tools.bench import evalcache as bench_evalcache
 from saz.tools.bench import foresight as bench_foresight
 from saz.tools.bench import gomocup as bench_gomocup
 from saz.tools.bench import gtp as bench_gtp
@@ -278,6 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_pressure.add_parser(subparsers)
     bench_foresight.add_parser(subparsers)
     bench_selfplay.add_parser(subparsers)
+    bench_evalcache.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 
