@@ -24,9 +24,11 @@ def test_one_row_per_window_side(tiny_model, tmp_path: Path,
     model = tiny_model("gomoku").path
     capsys.readouterr()  # the export's own report
     assert main(["selfplay", "--config", str(config), "--model", str(model), "--size", "16",
-                 "--focus-side", "0,8", "--seconds", "0.5", "--warmup", "0"]) == 0
+                 "--focus-side", "0,8", "--eval-cache", "0,4", "--seconds", "0.5",
+                 "--warmup", "0"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("gomoku 16x16")
     rows = [line.split("|")[1:-1] for line in out if line[:3] in ("| 0", "| 8")]
-    assert [r[0].strip() for r in rows] == ["0", "8"]
-    assert all(float(r[1]) > 0 for r in rows)  # positions were searched in both
+    assert [(r[0].strip(), r[1].strip()) for r in rows] == [("0", "0"), ("0", "4"), ("8", "0"),
+                                                           ("8", "4")]
+    assert all(float(r[2]) > 0 for r in rows)  # positions were searched in each

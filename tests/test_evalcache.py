@@ -10,6 +10,7 @@ from saz.engine.graph import GraphLayout
 from saz.engine.search.evalcache import EvalCache
 from saz.engine.search.mcts import MCTS, SearchLimits
 from saz.engine.search.options import SearchOptions, SubgraphSampling
+from saz.tools.train.lockstep import Lockstep, TreeSearch
 
 
 class RowNet:
@@ -129,3 +130,45 @@ def test_the_cache_takes_at_most_an_eighth_of_a_memory_limit() -> None:
     search = MCTS(RowNet(), SearchOptions(memory_limit=80 << 20))
     assert search.cache.max_bytes == 10 << 20
     assert MCTS(RowNet()).cache.max_bytes == SearchOptions.eval_cache_bytes
+
+
+# -- lockstep: self-play's and the trainer's matches' many trees ------------------------------------
+def run_alone(search: TreeSearch, lockstep: Lockstep) -> int:
+    """Step one search to its visits; the rows the network evaluated."""
+    rows = 0
+    while not search.done:
+        rows += lockstep.step([search])
+    return rows
+
+
+def test_lockstep_answers_positions_any_search_met_before_and_changes_nothing() -> None:
+    game = new_game("gomoku", 9)
+    found = {}
+    for cache_bytes in (0, 32 << 20):
+        net, lockstep = RowNet(), Lockstep(leaves_per_search=4, cache_bytes=cache_bytes)
+        first, second = (TreeSearch(net, SearchOptions(seed=1), visits=150) for _ in range(2))
+        first.start(game)
+        rows_first = run_alone(first, lockstep)
+        second.start(game)  # another game's tree reaching the same position later
+        rows_second = run_alone(second, lockstep)
+        assert net.rows == rows_first + rows_second
+        found[cache_bytes] = (rows_first, rows_second, visits(first.result()),
+                              visits(second.result()))
+    off, on = found[0], found[32 << 20]
+    assert on[0] < off[0]  # transpositions within the first tree
+    assert on[1] == 0 and off[1] == off[0]  # the second tree is the first one again
+    assert on[2:] == off[2:] and on[2] == on[3]
+
+
+def test_lockstep_never_answers_with_another_networks_cache() -> None:
+    game = new_game("gomoku", 9)
+    lockstep = Lockstep(leaves_per_search=4)
+    old, new = RowNet(), RowNet()
+    search = TreeSearch(old, SearchOptions(seed=1), visits=60)
+    search.start(game)
+    run_alone(search, lockstep)
+    search = TreeSearch(new, SearchOptions(seed=1), visits=60)  # self-play loaded a newer one
+    search.start(game)
+    assert run_alone(search, lockstep) == new.rows > 0
+    with pytest.raises(ValueError, match="cache_bytes"):
+        Lockstep(cache_bytes=-1)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -97,3 +98,46 @@ class EvalCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+@dataclass
+class Lookup:
+    """A batch of encoded positions as the cache found them: every row's key, what the cache
+    knew, and which rows are left for the network. `merge` puts the two back together."""
+
+    keys: list[bytes]
+    known: list[Evaluation | None]
+    #: Indices of the rows the network evaluates, in order.
+    missing: np.ndarray
+
+    @classmethod
+    def of(cls, cache: EvalCache, x: np.ndarray) -> Lookup:
+        """Look up every row of `x [rows, nodes, F]`."""
+        keys = [EvalCache.key(row) for row in x]
+        known = [cache.get(key) for key in keys]
+        missing = np.array([j for j, found in enumerate(known) if found is None], np.int64)
+        return cls(keys, known, missing)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the cache knew every row (the network has nothing to do)."""
+        return not self.missing.size
+
+    def merge(self, cache: EvalCache, log_policy: np.ndarray,
+              values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every row's log-policy `[rows, nodes]` and value, from the network's outputs for
+        the `missing` rows (in order, over the whole board) and the cache's for the others;
+        the network's are cached."""
+        for j, i in enumerate(self.missing):
+            cache.put(self.keys[i], log_policy[j], float(values[j]))
+        if len(self.missing) == len(self.keys):
+            return log_policy, values
+        nodes = next(found.log_policy.shape[0] for found in self.known if found is not None)
+        all_policy = np.empty((len(self.keys), nodes), np.float32)
+        all_values = np.empty(len(self.keys), np.float32)
+        all_policy[self.missing] = log_policy
+        all_values[self.missing] = values
+        for i, found in enumerate(self.known):
+            if found is not None:
+                all_policy[i], all_values[i] = found
+        return all_policy, all_values

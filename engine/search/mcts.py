@@ -34,7 +34,7 @@ from saz.engine import _core
 from saz.engine.games.base import Game
 from saz.engine.graph import GraphLayout, layout
 from saz.engine.model_card import MASKED_LOG_PROB
-from saz.engine.search.evalcache import EvalCache, Evaluation
+from saz.engine.search.evalcache import EvalCache, Lookup
 from saz.engine.search.memory import resident_bytes
 from saz.engine.search.options import SearchOptions
 from saz.engine.search.subgraph import window_masks
@@ -403,11 +403,11 @@ class MCTS:
         x = x[:leaves]
         sub = self.options.subgraphs
         k = sub.count if sub.enabled else 0
-        answers = None
+        lookup = None
         if cached and not k and self._cache.max_bytes:
-            answers = _Answers.look_up(self._cache, x)
-            if answers.missing.size < leaves:
-                net_x = x[answers.missing]
+            lookup = Lookup.of(self._cache, x)
+            if lookup.missing.size < leaves:
+                net_x = x[lookup.missing]
                 self._release(x)
                 x = net_x
         mask = self.focus_masks(x, lay) if focus and len(x) else None
@@ -419,9 +419,9 @@ class MCTS:
             mask = windows if mask is None else windows & np.repeat(mask, 1 + k, axis=0)
         cut = crop(x, mask, lay) if focus and mask is not None and len(x) else None
         if cut is None:
-            return _Batch(leaves, lay, x, mask, 1 + k, answers=answers)
+            return _Batch(leaves, lay, x, mask, 1 + k, lookup=lookup)
         self._release(x)
-        return _Batch(leaves, cut.layout, cut.x, cut.mask, 1 + k, cut, answers)
+        return _Batch(leaves, cut.layout, cut.x, cut.mask, 1 + k, cut, lookup)
 
     def focus_masks(self, x: np.ndarray, lay: GraphLayout) -> np.ndarray | None:
         """The nodes of each encoded leaf `x` of `lay`'s board that the network sees
@@ -522,8 +522,8 @@ class MCTS:
         if batch.cut is not None:  # a cut-down batch: the board's other nodes were masked
             log_policy = batch.cut.expand(log_policy)
         evaluated = batch.rows // batch.group
-        if batch.answers is not None:
-            log_policy, values = batch.answers.merge(self._cache, log_policy, values)
+        if batch.lookup is not None:
+            log_policy, values = batch.lookup.merge(self._cache, log_policy, values)
         self._tree.absorb(np.ascontiguousarray(log_policy, dtype=np.float32),
                           np.ascontiguousarray(values, dtype=np.float32),
                           batch.group, self.options.subgraphs.blend)
@@ -831,48 +831,12 @@ class _Batch:
     cut: Cut | None = None
     #: The leaves the evaluation cache answered (`x` then holds only the others); None: the
     #: cache was not asked.
-    answers: _Answers | None = None
+    lookup: Lookup | None = None
 
     @property
     def rows(self) -> int:
         """Rows for the network."""
         return len(self.x)
-
-
-@dataclass
-class _Answers:
-    """A batch's leaves as the evaluation cache found them: the keys of all of them, what it
-    knew, and which ones are left for the network."""
-
-    keys: list[bytes]
-    known: list[Evaluation | None]
-    #: Indices (into the batch's leaves) of the leaves the network evaluates, in order.
-    missing: np.ndarray
-
-    @classmethod
-    def look_up(cls, cache: EvalCache, x: np.ndarray) -> _Answers:
-        keys = [EvalCache.key(row) for row in x]
-        known = [cache.get(key) for key in keys]
-        missing = np.array([j for j, found in enumerate(known) if found is None], np.int64)
-        return cls(keys, known, missing)
-
-    def merge(self, cache: EvalCache, log_policy: np.ndarray,
-              values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The whole batch's outputs from the network's (for `missing`, in order, laid on the
-        whole board) and the cache's; the network's are cached."""
-        for j, i in enumerate(self.missing):
-            cache.put(self.keys[i], log_policy[j], float(values[j]))
-        if not self.missing.size < len(self.keys):
-            return log_policy, values
-        nodes = next(found.log_policy.shape[0] for found in self.known if found is not None)
-        all_policy = np.empty((len(self.keys), nodes), np.float32)
-        all_values = np.empty(len(self.keys), np.float32)
-        all_policy[self.missing] = log_policy
-        all_values[self.missing] = values
-        for i, found in enumerate(self.known):
-            if found is not None:
-                all_policy[i], all_values[i] = found
-        return all_policy, all_values
 
 
 class Cut(NamedTuple):

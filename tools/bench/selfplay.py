@@ -1,14 +1,15 @@
 """Self-play throughput: positions searched a second by one worker, as a training run plays.
 
     saz bench selfplay --config runs/X/config.toml --model M --size 16 [--focus-side 0,12]
-                       [--seconds 60] [--warmup 5] [--threads 1]
+                       [--eval-cache 32] [--seconds 60] [--warmup 5] [--threads 1]
 
 One `SelfPlayWorker` (the trainer's own, one process) plays the config's `[selfplay]` recipe on
 one board size with the exported network `M` for `--seconds` after a warm-up, once per
 `--focus-side` value (0: the whole board; N: each leaf's window of at least N points a side, the
-batch cut down to the windows). It prints positions searched a second (moves made, full and fast
-searches alike), network rows a second, and the games finished. The recipe's own `sizes` and
-`focus_side` are replaced by the flags, so one command compares the two ways on one machine.
+batch cut down to the windows), and per `--eval-cache` value (the worker's evaluation cache in
+MiB, 0: off). It prints positions searched a second (moves made, full and fast searches alike),
+network rows a second, and the games finished. The recipe's own `sizes`, `focus_side` and
+`eval_cache_mib` are replaced by the flags, so one command compares the ways on one machine.
 """
 from __future__ import annotations
 
@@ -19,13 +20,16 @@ from pathlib import Path
 
 from saz.engine.evaluator import Evaluator
 from saz.tools.train.config import TrainConfig
-from saz.tools.train.selfplay import SelfPlayWorker, WorkerStats, parse_size
+from saz.tools.train.selfplay import SelfPlayConfig, SelfPlayWorker, WorkerStats, parse_size
 
 
 def throughput(config: TrainConfig, evaluator: Evaluator, size: tuple[int, int],
-               focus_side: int, seconds: float, warmup: float = 5.0) -> tuple[float, float, int]:
+               focus_side: int, seconds: float, warmup: float = 5.0,
+               eval_cache_mib: int | None = None) -> tuple[float, float, int]:
     """(positions a second, network rows a second, games finished) of one worker."""
     selfplay = replace(config.selfplay, sizes=(size,), focus_side=focus_side)
+    if eval_cache_mib is not None:
+        selfplay = replace(selfplay, eval_cache_mib=eval_cache_mib)
     worker = SelfPlayWorker(evaluator.card.game, config.rules, selfplay, seed=config.seed)
     worker.load(evaluator, None)
     end = time.perf_counter() + warmup
@@ -47,12 +51,13 @@ def run(args: argparse.Namespace) -> int:
           f"{args.config}, one worker, {args.threads} onnxruntime thread(s), "
           f"{args.seconds:g} s each")
     print()
-    print("| --focus-side | positions/s | network rows/s | games finished |")
-    print("|---:|---:|---:|---:|")
+    print("| --focus-side | --eval-cache | positions/s | network rows/s | games finished |")
+    print("|---:|---:|---:|---:|---:|")
     for side in args.focus_side:
-        positions, rows, games = throughput(config, evaluator, size, side, args.seconds,
-                                            args.warmup)
-        print(f"| {side} | {positions:.1f} | {rows:.0f} | {games} |", flush=True)
+        for mib in args.eval_cache:
+            positions, rows, games = throughput(config, evaluator, size, side, args.seconds,
+                                                args.warmup, mib)
+            print(f"| {side} | {mib} | {positions:.1f} | {rows:.0f} | {games} |", flush=True)
     return 0
 
 
@@ -68,6 +73,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--focus-side", type=lambda t: [int(v) for v in t.split(",")],
                    default=[0, 12], help="comma-separated windows' least sides, 0: the whole "
                                          "board (default 0,12)")
+    p.add_argument("--eval-cache", type=lambda t: [int(v) for v in t.split(",")],
+                   default=[SelfPlayConfig.eval_cache_mib],
+                   help="comma-separated evaluation cache sizes in MiB, 0: off (default "
+                        f"{SelfPlayConfig.eval_cache_mib})")
     p.add_argument("--seconds", type=float, default=60.0,
                    help="measured seconds per setting (default 60)")
     p.add_argument("--warmup", type=float, default=5.0,

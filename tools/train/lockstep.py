@@ -6,7 +6,9 @@ run dozens of games at once instead: `Lockstep.step` gathers a few leaves from e
 searches (`MCTS.gather`), evaluates the leaves of each (network, board size) group in one
 `Evaluator.run` call, and hands every search its own rows back (`MCTS.absorb`). Where a search
 shows the network only a window of its positions (`SearchOptions.focus_side`, Gomoku), each row
-is cut down to its window (`mcts.crop`): a call costs what its largest window does.
+is cut down to its window (`mcts.crop`): a call costs what its largest window does. Leaves
+whose positions the network answered before, in any of the searches, are answered from the
+driver's evaluation cache (`EvalCache`, one per network) and never sent.
 
 `TreeSearch` is one player's search tree in one game with its visit budget: `start` it on the
 position, `step` it with the others until `done`, then read its `result`.
@@ -20,6 +22,7 @@ import numpy as np
 
 from saz.engine.games.base import Game
 from saz.engine.graph import GraphLayout
+from saz.engine.search.evalcache import EvalCache, Lookup
 from saz.engine.search.mcts import MCTS, PolicyValueNet, SearchResult, crop
 from saz.engine.search.options import SearchOptions
 
@@ -64,16 +67,27 @@ class Lockstep:
     #: The most rows of one network call: throughput falls past ~64 rows on a CPU, as the
     #: activations leave the cache (docs/BENCHMARKS.md), so bigger groups are split.
     max_batch: int = 64
+    #: Bytes of network answers kept by position for each network the searches use (shared by
+    #: all of them: games that pass through the same positions, trees that transpose). 0: off.
+    cache_bytes: int = 32 << 20
     _buffers: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, repr=False)
+    #: id(network) -> (the network, its cache); the network is held so that its id stays its own.
+    _caches: dict[int, tuple[PolicyValueNet, EvalCache]] = field(default_factory=dict,
+                                                                 repr=False)
 
     def __post_init__(self) -> None:
         if self.leaves_per_search < 1 or self.max_batch < 1:
             raise ValueError("leaves_per_search and max_batch must be positive")
+        if self.cache_bytes < 0:
+            raise ValueError("cache_bytes must be >= 0 (0: off)")
 
     def step(self, searches: Sequence[TreeSearch]) -> int:
         """One round for every unfinished search: gather, evaluate, absorb. Returns the number of
         positions the network evaluated."""
         groups: dict[tuple[int, int, int], list[_Rows]] = {}
+        # A network no search uses any more (self-play loaded a newer one) takes its cache along.
+        in_use = {id(search.mcts.evaluator) for search in searches}
+        self._caches = {key: entry for key, entry in self._caches.items() if key in in_use}
         for search in searches:
             if search.done:
                 continue
@@ -89,29 +103,58 @@ class Lockstep:
         return evaluated
 
     def _evaluate(self, members: list[_Rows]) -> int:
-        """Evaluate one (network, size) group in calls of at most `max_batch` rows; a search's
-        leaves never straddle two calls."""
+        """Evaluate one (network, size) group, the leaves the cache knows left out, and hand
+        every search its rows' answers. Returns the rows the network evaluated."""
+        cache = self._cache(members[0][0].evaluator)
+        if cache is None:
+            for (mcts, _, _), outputs in zip(members, self._run(members)):
+                mcts.absorb(*outputs)
+            return sum(len(leaves) for _, leaves, _ in members)
+        lookups = [Lookup.of(cache, leaves) for _, leaves, _ in members]
+        sent = [(mcts, leaves[lookup.missing], None if mask is None else mask[lookup.missing])
+                for (mcts, leaves, mask), lookup in zip(members, lookups)]
+        for (mcts, _, _), lookup, outputs in zip(members, lookups, self._run(sent)):
+            mcts.absorb(*lookup.merge(cache, *outputs))
+        return sum(len(leaves) for _, leaves, _ in sent)
+
+    def _cache(self, evaluator: PolicyValueNet) -> EvalCache | None:
+        """The evaluation cache of `evaluator`'s answers; None when caching is off."""
+        if not self.cache_bytes:
+            return None
+        entry = self._caches.get(id(evaluator))
+        if entry is None:
+            entry = self._caches[id(evaluator)] = (evaluator, EvalCache(self.cache_bytes))
+        return entry[1]
+
+    def _run(self, members: list[_Rows]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each member's log-policies `[rows, nodes]` and values from calls of at most
+        `max_batch` rows (a search's leaves never straddle two calls; a member without rows
+        gets empty arrays)."""
         evaluator = members[0][0].evaluator
         lay = members[0][0].layout
         features = members[0][1].shape[2]
+        outputs = [(np.empty((0, lay.num_nodes), np.float32), np.empty(0, np.float32))
+                   for _ in members]
+        order = [i for i, (_, leaves, _) in enumerate(members) if len(leaves)]
         if any(m is not None for _, _, m in members):
             # Smallest windows first: a call is cut to its largest window, so games whose
             # windows are alike share calls and one game's whole board does not widen them all.
-            members = sorted(members, key=_window_points)
+            order.sort(key=lambda i: _window_points(members[i]))
         start = 0
-        while start < len(members):
+        while start < len(order):
             stop, rows = start, 0
-            while stop < len(members) and (rows == 0 or
-                                           rows + len(members[stop][1]) <= self.max_batch):
-                rows += len(members[stop][1])
+            while stop < len(order) and (rows == 0 or
+                                         rows + len(members[order[stop]][1]) <= self.max_batch):
+                rows += len(members[order[stop]][1])
                 stop += 1
-            chunk = members[start:stop]
+            chunk = order[start:stop]
             x = self._buffer(lay, features, rows)[:rows]
             mask = None
-            if any(m is not None for _, _, m in chunk):
+            if any(members[i][2] is not None for i in chunk):
                 mask = np.ones((rows, lay.num_nodes), dtype=bool)
             offset = 0
-            for _, leaves, m in chunk:  # each search encoded its leaves in the core already
+            for i in chunk:  # each search encoded its leaves in the core already
+                _, leaves, m = members[i]
                 x[offset:offset + len(leaves)] = leaves
                 if m is not None:
                     mask[offset:offset + len(leaves)] = m  # type: ignore[index]
@@ -123,12 +166,12 @@ class Lockstep:
             else:
                 log_policy, values = evaluator.run(x, lay, mask)
             offset = 0
-            for mcts, leaves, _ in chunk:
-                n = len(leaves)
-                mcts.absorb(log_policy[offset:offset + n], values[offset:offset + n])
+            for i in chunk:
+                n = len(members[i][1])
+                outputs[i] = (log_policy[offset:offset + n], values[offset:offset + n])
                 offset += n
             start = stop
-        return sum(len(leaves) for _, leaves, _ in members)
+        return outputs
 
     def _buffer(self, lay: GraphLayout, features: int, rows: int) -> np.ndarray:
         buf = self._buffers.get((lay.num_nodes, features))

@@ -65,7 +65,6 @@ from saz.tools.train.checkpoint import (
 )
 from saz.tools.train.export import ExportError, export_checkpoint
 from saz.tools.train.learner import Learner, Losses
-from saz.tools.train.lockstep import Lockstep
 from saz.tools.train.metrics import MetricsLog, columns_for, eval_column, plies_column, plot
 from saz.tools.train.model import NetConfig, PolicyValueNet, deepen, widen_inputs
 from saz.tools.train.torch_evaluator import weights_path
@@ -378,7 +377,7 @@ class Trainer:
         evaluator = Evaluator(self.run.model_of(g), device="cpu", threads=evaluation.threads)
         player = NetworkPlayer(f"gen {g}", evaluator, evaluation.visits)
         total = evaluation.games * len(evaluation.opponents) * len(evaluation.sizes)
-        lockstep = Lockstep(self.config.selfplay.leaves_per_search, self.config.selfplay.max_batch)
+        lockstep = self.config.selfplay.lockstep()
         scores: dict[str, float] = {}
         strength: dict[str, Any] = {}
         with _bar(total, f"gen {g} evaluation", "game") as bar:

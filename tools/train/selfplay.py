@@ -105,6 +105,9 @@ class SelfPlayConfig:
     games_in_flight: int = 32
     leaves_per_search: int = 4
     max_batch: int = 64
+    #: MiB of network answers each worker keeps by position (`Lockstep.cache_bytes`): a leaf
+    #: that any of its games' trees met before costs no network call. 0: off.
+    eval_cache_mib: int = 32
     c_puct: float = 1.5
     fpu_reduction: float = 0.25
     dirichlet_epsilon: float = 0.25
@@ -167,6 +170,9 @@ class SelfPlayConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"selfplay.{name} must be at least 1, got {getattr(self, name)}")
+        if self.eval_cache_mib < 0:
+            raise ValueError(f"selfplay.eval_cache_mib must be >= 0 (0: off), "
+                             f"got {self.eval_cache_mib}")
         if not 0.0 < self.full_search_fraction <= 1.0:
             raise ValueError("selfplay.full_search_fraction must be in (0, 1]")
         if self.full_search_fraction < 1.0 and not 1 <= self.fast_visits <= self.visits:
@@ -182,6 +188,10 @@ class SelfPlayConfig:
             raise ValueError(f"selfplay.focus_side must be >= 0 (0: off), got {self.focus_side}")
         if self.temperature_plies < 0 or self.max_plies <= 0:
             raise ValueError("selfplay.temperature_plies must be >= 0 and max_plies > 0")
+
+    def lockstep(self) -> Lockstep:
+        """The driver that steps this recipe's searches together."""
+        return Lockstep(self.leaves_per_search, self.max_batch, self.eval_cache_mib << 20)
 
     def search_options(self, seed: int) -> SearchOptions:
         return SearchOptions(c_puct=self.c_puct, fpu_reduction=self.fpu_reduction,
@@ -417,7 +427,7 @@ class SelfPlayWorker:
         self.rules = dict(rules)
         self.config = config
         self.rng = np.random.default_rng(seed)
-        self.lockstep = Lockstep(config.leaves_per_search, config.max_batch)
+        self.lockstep = config.lockstep()
         self.evaluator: PolicyValueNet | None = None
         self.on_gpu = False
         self.resign_threshold: float | None = None
