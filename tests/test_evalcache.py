@@ -126,10 +126,17 @@ def test_sampled_subgraphs_are_never_cached() -> None:
     assert again.stats.cached == 0 and len(search.cache) == 0
 
 
-def test_the_cache_takes_at_most_an_eighth_of_a_memory_limit() -> None:
-    search = MCTS(RowNet(), SearchOptions(memory_limit=80 << 20))
-    assert search.cache.max_bytes == 10 << 20
-    assert MCTS(RowNet()).cache.max_bytes == SearchOptions.eval_cache_bytes
+def test_under_a_memory_limit_the_tree_has_every_byte() -> None:
+    game = new_game("gomoku", 9)
+    search = MCTS(RowNet(), SearchOptions(memory_limit=320 << 20))
+    assert search.cache.max_bytes == 0
+    search.search(game, SearchLimits(visits=50, early_stop=False))
+    search.reset()
+    assert search.search(game, SearchLimits(visits=50, early_stop=False)).stats.cached == 0
+    search.options = SearchOptions()  # the limit lifted (a new match without max_memory)
+    search.reset()
+    search.search(game, SearchLimits(visits=50, early_stop=False))
+    assert search.cache.max_bytes == SearchOptions.eval_cache_bytes and len(search.cache) > 0
 
 
 # -- lockstep: self-play's and the trainer's matches' many trees ------------------------------------

@@ -537,12 +537,11 @@ class MCTS:
         counters.playouts += batch.leaves
 
     def _cache_budget(self) -> int:
-        """The evaluation cache's bytes: the option's, and at most an eighth of a process
-        memory limit (the tree's budget is what the process leaves, so it shrinks to match)."""
-        budget = self.options.eval_cache_bytes
-        if self.options.memory_limit is not None:
-            budget = min(budget, self.options.memory_limit // 8)
-        return budget
+        """The evaluation cache's bytes: the option's, and none under a process memory limit
+        (Gomocup's `INFO max_memory`), where every byte goes to the tree: at 20x20 under 350 MB
+        the peak was 334-338 MiB without the cache, 341 MiB with 1/32 of the limit for it and
+        346 MiB with an eighth (docs/PROTOCOLS.md), too close to a limit that disqualifies."""
+        return 0 if self.options.memory_limit is not None else self.options.eval_cache_bytes
 
     def _buffer(self, lay: GraphLayout, features: int, rows: int) -> np.ndarray:
         """An input buffer of `rows` rows from a small per-size pool: a batch in flight on the
@@ -599,15 +598,12 @@ class MCTS:
 
     def _tree_budget(self, held: int) -> int:
         """The most bytes the tree may hold: `options.max_tree_bytes`, and under a process
-        memory limit no more than what the limit leaves (less the headroom, and less what the
-        evaluation cache may still grow by). The `held` bytes of the tree now resident count as
-        room: the new search reuses or frees them."""
+        memory limit no more than what the limit leaves (less the headroom). The `held` bytes
+        of the tree now resident count as room: the new search reuses or frees them."""
         budget = self.options.max_tree_bytes
         limit = self.options.memory_limit
         if limit is not None:
-            cache_growth = self._cache.max_bytes - self._cache.bytes
-            budget = min(budget, int(limit * MEMORY_HEADROOM) - (resident_bytes() - held)
-                         - cache_growth)
+            budget = min(budget, int(limit * MEMORY_HEADROOM) - (resident_bytes() - held))
         return max(0, budget)
 
     def _root_for(self, game: Game) -> Game:

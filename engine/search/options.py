@@ -71,7 +71,8 @@ class SearchOptions:
     memory_limit: int | None = None
     #: Bytes of network answers the search keeps by position (`EvalCache`, KataGo's NN cache):
     #: a position reached again, by another move order or in a later search, costs no network
-    #: call. At most an eighth of `memory_limit`. 0: off.
+    #: call. None under a `memory_limit`,
+    #: where the tree has every byte. 0: off.
     eval_cache_bytes: int = 64 << 20
     #: Near the end of a game that has an exact solver (Othello): a new leaf with at most this
     #: many empty points is solved (who wins, within `solve_nodes` positions) and settled at
@@ -171,8 +172,8 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-cache", type=_cache_bytes, default=SearchOptions.eval_cache_bytes,
                         metavar="BYTES", help="network answers kept by position, so that a "
                                               "position met again costs no network call, e.g. "
-                                              "256M (default 64M; 0: off; at most an eighth of "
-                                              "a process memory limit)")
+                                              "256M (default 64M; 0: off; off under Gomocup's "
+                                              "INFO max_memory)")
     parser.add_argument("--solve-empties", type=int, default=SearchOptions.solve_empties,
                         metavar="N", help="solve positions with at most N empty points exactly "
                                           "where the game has a solver (Othello), in the tree "
