@@ -419,6 +419,7 @@ def test_a_search_under_a_memory_limit_stops_at_its_budget(model: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(700)  # four turns of up to 120 s each: 208 to over 300 s measured
 def test_the_brain_stays_under_info_max_memory_at_20x20(model: Path) -> None:
     """A real `pbrain-saz` with the shipped network thinks long turns at 20x20 under a 350 MiB
     limit: its peak resident memory (VmHWM) stays below it. Without the limit it passed 2 GB
