@@ -139,7 +139,7 @@ def test_under_a_memory_limit_the_tree_has_every_byte() -> None:
     assert search.cache.max_bytes == SearchOptions.eval_cache_bytes and len(search.cache) > 0
 
 
-# -- lockstep: self-play's and the trainer's matches' many trees ------------------------------------
+# -- lockstep: the many trees of self-play and of the trainer's matches ----------------------------
 def run_alone(search: TreeSearch, lockstep: Lockstep) -> int:
     """Step one search to its visits; the rows the network evaluated."""
     rows = 0

@@ -1,10 +1,12 @@
 """The network's answers by position: KataGo's neural-net cache.
 
 The search tree has no transpositions: a position reached by two move orders is two leaves, and
-each used to cost a network call. In Gomoku, where the order of a side's stones does not matter,
-that is about one leaf in eight of a 20x20 search (docs/BENCHMARKS.md, "The evaluation cache").
-The cache also outlives the tree: going back over a game in an analysis GUI (undo, then the
-same moves again) finds the positions it has seen.
+each used to cost a network call: about one leaf in seven over a 20x20 Gomoku game or a 9x9 Go
+game, searches reusing their trees (docs/BENCHMARKS.md, "The evaluation cache"). The cache also
+outlives the tree: going back over a game in an analysis GUI (undo, then the same moves again)
+finds the positions it has seen. The engine's search keeps one (`MCTS.cache`; none under a
+process memory limit, where the tree has every byte) and self-play one per worker and network,
+shared by all of its games' trees (`Lockstep`).
 
 An entry is keyed by a digest of the leaf's encoded row, `x [nodes, F]` as the game wrote it:
 the network's output is a function of that row alone (the window it is shown is computed from
