@@ -8,7 +8,7 @@ import pytest
 from saz.engine.games import new_game
 from saz.engine.graph import GraphLayout
 from saz.engine.search.evalcache import EvalCache
-from saz.engine.search.mcts import MCTS, SearchLimits
+from saz.engine.search.mcts import MCTS, SearchLimits, SearchStats
 from saz.engine.search.options import SearchOptions, SubgraphSampling
 from saz.tools.train.lockstep import Lockstep, TreeSearch
 
@@ -179,3 +179,10 @@ def test_lockstep_never_answers_with_another_networks_cache() -> None:
     assert run_alone(search, lockstep) == new.rows > 0
     with pytest.raises(ValueError, match="cache_bytes"):
         Lockstep(cache_bytes=-1)
+
+
+def test_search_statistics_add_up_field_by_field() -> None:
+    a = SearchStats(playouts=10, batches=2, evaluated=20, seconds=1.5, cached=3)
+    b = SearchStats(playouts=5, batches=1, evaluated=7, collisions=1, eval_seconds=0.5, nodes=9)
+    assert a + b == SearchStats(15, 3, 27, 1, 1.5, 0.5, 9, 3)
+    assert SearchStats() + a == a

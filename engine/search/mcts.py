@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import astuple, dataclass, field, replace
 from math import sqrt
 from typing import NamedTuple, Protocol
 
@@ -99,6 +99,10 @@ class SearchStats:
     nodes: int = 0
     #: Leaves answered from the evaluation cache (`EvalCache`), not by a network call.
     cached: int = 0
+
+    def __add__(self, other: SearchStats) -> SearchStats:
+        """Field by field: the totals of two searches (benches sum a game's searches)."""
+        return SearchStats(*(a + b for a, b in zip(astuple(self), astuple(other))))
 
     @property
     def mean_batch(self) -> float:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from saz.engine.engine import Engine, EngineConfig
+from saz.engine.search.mcts import SearchStats
 from saz.engine.search.options import SearchOptions
 from saz.protocol.sgf import SgfGame
 from saz.tools.match.match import read_records
@@ -28,23 +29,22 @@ from saz.tools.match.replay import Replay
 
 @dataclass
 class Totals:
-    """One mode's sums over the searches it ran."""
+    """One mode's searches and the sum of their statistics."""
 
     searches: int = 0
-    playouts: int = 0
-    evaluated: int = 0
-    cached: int = 0
-    batches: int = 0
-    seconds: float = 0.0
-    eval_seconds: float = 0.0
+    stats: SearchStats = SearchStats()
+
+    def add(self, stats: SearchStats) -> None:
+        self.searches += 1
+        self.stats += stats
 
     def row(self, name: str) -> str:
-        leaves = self.evaluated + self.cached
-        share = self.cached / leaves if leaves else 0.0
-        rate = self.playouts / self.seconds if self.seconds else 0.0
-        return (f"| {name} | {self.searches} | {self.playouts:,} | {self.evaluated:,} "
-                f"| {self.cached:,} ({share:.1%}) | {self.batches:,} | {self.eval_seconds:.1f} "
-                f"| {self.seconds:.1f} | {rate:,.0f} |")
+        s = self.stats
+        leaves = s.evaluated + s.cached
+        share = s.cached / leaves if leaves else 0.0
+        return (f"| {name} | {self.searches} | {s.playouts:,} | {s.evaluated:,} "
+                f"| {s.cached:,} ({share:.1%}) | {s.batches:,} | {s.eval_seconds:.1f} "
+                f"| {s.seconds:.1f} | {s.playouts_per_second:,.0f} |")
 
 
 def search_game(sgf: SgfGame, player: str, config: EngineConfig, totals: Totals) -> list[int]:
@@ -56,14 +56,7 @@ def search_game(sgf: SgfGame, player: str, config: EngineConfig, totals: Totals)
             continue
         engine.replace_game(turn.game.copy())
         result = engine.think()
-        stats = result.stats
-        totals.searches += 1
-        totals.playouts += stats.playouts
-        totals.evaluated += stats.evaluated
-        totals.cached += stats.cached
-        totals.batches += stats.batches
-        totals.seconds += stats.seconds
-        totals.eval_seconds += stats.eval_seconds
+        totals.add(result.stats)
         chosen.append(result.best_move)
     return chosen
 
@@ -96,11 +89,11 @@ def run(args: argparse.Namespace) -> int:
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, total in totals.items():
         print(total.row(name))
-    off, cached = totals["cache off"], totals["cache on"]
-    if cached.seconds:
+    off, on = totals["cache off"].stats, totals["cache on"].stats
+    if on.seconds:
         games_text = f"{len(games)} game{'s' if len(games) > 1 else ''}"
         print(f"\n{games_text} at {args.visits} visits: the cache on took "
-              f"{off.seconds / cached.seconds:.2f}x less time; the same move in {same} of "
+              f"{off.seconds / on.seconds:.2f}x less time; the same move in {same} of "
               f"{compared} searches")
     return 0
 
