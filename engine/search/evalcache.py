@@ -40,13 +40,11 @@ class EvalCache:
     `max_bytes` large. Not thread-safe: the search's own thread is its only user."""
 
     def __init__(self, max_bytes: int) -> None:
-        if max_bytes < 0:
-            raise ValueError("max_bytes must be >= 0 (0: no cache)")
-        self.max_bytes = max_bytes
         self.hits = 0
         self.misses = 0
         self._entries: OrderedDict[bytes, Evaluation] = OrderedDict()
         self._bytes = 0
+        self.resize(max_bytes)
 
     @staticmethod
     def key(row: np.ndarray) -> bytes:
@@ -77,7 +75,8 @@ class EvalCache:
         self._trim()
 
     def resize(self, max_bytes: int) -> None:
-        """A new budget (a memory limit set later); the oldest entries beyond it go."""
+        """A new budget (a memory limit set later); the oldest entries beyond it go.
+        ValueError when negative."""
         if max_bytes < 0:
             raise ValueError("max_bytes must be >= 0 (0: no cache)")
         self.max_bytes = max_bytes
@@ -119,11 +118,6 @@ class Lookup:
         known = [cache.get(key) for key in keys]
         missing = np.array([j for j, found in enumerate(known) if found is None], np.int64)
         return cls(keys, known, missing)
-
-    @property
-    def complete(self) -> bool:
-        """Whether the cache knew every row (the network has nothing to do)."""
-        return not self.missing.size
 
     def merge(self, cache: EvalCache, log_policy: np.ndarray,
               values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
