@@ -71,8 +71,8 @@ class SearchOptions:
     memory_limit: int | None = None
     #: Bytes of network answers the search keeps by position (`EvalCache`, KataGo's NN cache):
     #: a position reached again, by another move order or in a later search, costs no network
-    #: call. None under a `memory_limit`,
-    #: where the tree has every byte. 0: off.
+    #: call. 0: off. Unused under a `memory_limit`, where the tree has every byte
+    #: (`MCTS._cache_budget`).
     eval_cache_bytes: int = 64 << 20
     #: Near the end of a game that has an exact solver (Othello): a new leaf with at most this
     #: many empty points is solved (who wins, within `solve_nodes` positions) and settled at
