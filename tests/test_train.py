@@ -761,6 +761,7 @@ def test_the_torch_runtime_runs_what_onnxruntime_runs(tiny_model, tmp_path: Path
 
 
 def test_a_run_plays_with_the_torch_runtime(tmp_path: Path) -> None:
+    from saz.engine.model_card import ModelCard
     from saz.tools.train.checkpoint import load_checkpoint
     from saz.tools.train.run import main
 
@@ -775,6 +776,48 @@ def test_a_run_plays_with_the_torch_runtime(tmp_path: Path) -> None:
     # The weights of the last two generations stay (the workers may still play the older).
     assert sorted(p.name for p in (run / "models").glob("*.pt")) == [
         "gen_00002.pt", "gen_00003.pt"]
+    # Exported in the background, every generation's ONNX file is there when the session ends,
+    # and the run's model.onnx is the newest.
+    assert sorted(p.name for p in (run / "models").glob("*.onnx")) == [
+        f"gen_0000{g}.onnx" for g in range(4)]
+    assert (run / "model.onnx").read_bytes() == (run / "models/gen_00003.onnx").read_bytes()
+
+    # A run killed before its committed generation's export was written exports it again.
+    (run / "models/gen_00003.onnx").unlink()
+    (run / "models/gen_00003.json").unlink()
+    assert main(["--out", str(run), "--resume", "--generations", "4"]) == 0
+    assert sorted(p.name for p in (run / "models").glob("*.onnx"))[-2:] == [
+        "gen_00003.onnx", "gen_00004.onnx"]
+    assert ModelCard.load(run / "model.json").training["generations"] == 4
+
+
+def test_a_background_export_reports_its_failure_and_goes_on(tmp_path: Path) -> None:
+    """A failed export is raised by the next wait, naming its generation; the process then
+    exports the next one."""
+    from saz.engine.games import game_class
+    from saz.engine.model_card import ModelCard
+    from saz.tools.train.checkpoint import Checkpoint, save_checkpoint
+    from saz.tools.train.export import BackgroundExport, ExportError
+    from saz.tools.train.model import NetConfig, PolicyValueNet
+
+    broken = tmp_path / "gen_00007.pt"
+    broken.write_bytes(b"not a checkpoint")
+    game = game_class("gomoku")
+    net = PolicyValueNet(NetConfig(num_features=game.num_features(), hidden=8, layers=1))
+    good = tmp_path / "gen_00008.pt"
+    save_checkpoint(Checkpoint.of(net, game, {"rule": "freestyle"}, training={}), good)
+    exports = BackgroundExport()
+    try:
+        exports.submit(7, broken, tmp_path / "gen_00007.onnx")
+        assert exports.pending == 7
+        with pytest.raises(ExportError, match="generation 7's export failed: .*gen_00007.pt"):
+            exports.submit(8, good, tmp_path / "gen_00008.onnx")
+        assert exports.pending is None and not (tmp_path / "gen_00007.onnx").exists()
+        exports.submit(8, good, tmp_path / "gen_00008.onnx")
+        exports.wait()
+        assert ModelCard.load(tmp_path / "gen_00008.json").game == "gomoku"
+    finally:
+        exports.close()
 
 
 # -- the auxiliary targets (ownership, score) ---------------------------------------------------------

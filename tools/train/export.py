@@ -8,15 +8,22 @@ normalisation into the linear layers. Exporting costs about 3 s, once per traine
 Nothing half-checked ships: the model is written beside its destination, opened through the
 engine's own `Evaluator` (card and all) and compared with the torch-geometric network at two board
 sizes, with and without masks, before it is renamed into place.
+
+`BackgroundExport` runs the export in a process of its own, for a trainer whose self-play does
+not read the ONNX file (the torch runtime): the next generation need not wait for it.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
 import logging
+import multiprocessing as mp
+import queue
+import signal
 import sys
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +153,100 @@ def _export_onnx(twin: PolicyValueNetExport, path: Path) -> None:
 
 def _outputs(config: NetConfig) -> tuple[str, ...]:
     return output_names(ownership=config.ownership_head, score=config.score_head)
+
+
+class BackgroundExport:
+    """ONNX exports in one process of their own, one at a time, in order.
+
+    With `selfplay.runtime = "torch"` the workers play from the torch weights the trainer writes
+    beside each generation's ONNX file, so the export (5.6-7.9 s a generation on the lent GPU
+    machine's cores, a third of a generation there, during which the GPU idled: TRAINING.md,
+    "Self-play on the GPU, measured") need not hold the next generation back. The trainer hands
+    it here and waits for it only when something reads the file: the next export, an evaluation,
+    the end of the session. A failure is raised by that wait, naming its generation."""
+
+    def __init__(self) -> None:
+        self._process: BaseProcess | None = None  # started by the first export
+        self._requests: mp.Queue | None = None
+        self._replies: mp.Queue | None = None
+        self._pending: int | None = None
+
+    @property
+    def pending(self) -> int | None:
+        """The generation whose export was handed over and not yet waited for, if any."""
+        return self._pending
+
+    def submit(self, generation: int, weights: Path, out: Path) -> None:
+        """Export the checkpoint at `weights` to `out` (and its card), once the export before
+        it has finished (whose failure this raises)."""
+        self.wait()
+        if self._process is None:
+            ctx = mp.get_context("spawn")  # never fork a process holding torch's thread pools
+            self._requests, self._replies = ctx.Queue(), ctx.Queue()
+            self._process = ctx.Process(target=_export_process, name="saz-export", daemon=True,
+                                        args=(self._requests, self._replies))
+            self._process.start()
+        assert self._requests is not None
+        self._requests.put((str(weights), str(out)))
+        self._pending = generation
+
+    def wait(self) -> None:
+        """Block until the pending export is written; ExportError if it failed."""
+        if self._pending is None:
+            return
+        assert self._process is not None and self._replies is not None
+        generation, self._pending = self._pending, None
+        while True:
+            try:
+                failure = self._replies.get(timeout=1.0)
+                break
+            except queue.Empty:
+                if not self._process.is_alive():
+                    failure = f"the export process died (exit code {self._process.exitcode})"
+                    break
+        if failure is not None:
+            raise ExportError(f"generation {generation}'s export failed: {failure}")
+
+    def close(self) -> None:
+        """Let the pending export finish (a failure is not raised: the resumed run exports
+        that generation again) and stop the process."""
+        if self._process is None:
+            return
+        with contextlib.suppress(ExportError):
+            self.wait()
+        assert self._requests is not None
+        self._requests.put(None)
+        self._process.join(timeout=10.0)
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join()
+        self._process = None
+
+
+def _export_process(requests: mp.Queue, replies: mp.Queue) -> None:
+    """The background export process: exports (weights, out) requests until None, replying
+    None or the failure's message to each."""
+    # Ctrl-C (or `timeout -s INT`) reaches the whole process group: the trainer handles it and
+    # lets a running export finish. Two threads: the self-play workers have the other cores.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch.set_num_threads(2)
+    parent = mp.parent_process()
+    while True:
+        try:
+            request = requests.get(timeout=1.0)
+        except queue.Empty:
+            if parent is not None and not parent.is_alive():  # the trainer was killed
+                return
+            continue
+        if request is None:
+            return
+        weights, out = request
+        try:
+            export_checkpoint(load_checkpoint(weights), out)
+        except Exception as exc:  # noqa: BLE001 - any failure is the trainer's to report
+            replies.put(str(exc) or type(exc).__name__)
+        else:
+            replies.put(None)
 
 
 def _opset(path: Path) -> int:

@@ -13,6 +13,7 @@ every few generations matches against the previous network and the reference pla
     checkpoint.pt          the newest network, optimiser and training record
     checkpoints/gen_N.pt   snapshots every `snapshot_every` generations
     models/gen_N.onnx      every generation's exported network with its card (gen_00000: random)
+    models/gen_N.pt        with selfplay.runtime = torch: the last two generations' weights
     model.onnx, model.json the newest exported network and its card
     replay/gen_N.npz       the self-play positions still in the replay window
     metrics.csv, plots/    one row per generation; losses, game length and evaluation plots
@@ -22,6 +23,11 @@ Writing `checkpoint.pt` (beside, then renamed) commits a generation; everything 
 before it is either replaced by the resumed run or read back (a generation's self-play file is
 reused). So a run killed at any moment resumes with `--resume` losing at most the generation in
 progress, and no file.
+
+With `selfplay.runtime = torch` the workers play from the weights (`models/gen_N.pt`), and the
+ONNX export runs in a process of its own while the next generation goes on
+(`export.BackgroundExport`): the export held the lent GPU idle for a third of each generation.
+A run killed before the committed generation's file was written exports it again on resuming.
 
 `--ray [ADDRESS]` plays the self-play on a Ray cluster instead of local worker processes
 (`distributed.py`); everything else is the same.
@@ -63,7 +69,7 @@ from saz.tools.train.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from saz.tools.train.export import ExportError, export_checkpoint
+from saz.tools.train.export import BackgroundExport, ExportError, export_checkpoint
 from saz.tools.train.learner import Learner, Losses
 from saz.tools.train.metrics import MetricsLog, columns_for, eval_column, plies_column, plot
 from saz.tools.train.model import NetConfig, PolicyValueNet, deepen, widen_inputs
@@ -172,6 +178,8 @@ class Trainer:
         self.teacher: dict[str, Any] | None = None
         #: Games and positions each node played over the run (the local machine is "local").
         self.nodes: dict[str, dict[str, Any]] = {}
+        #: The torch runtime's exports, made while the next generation goes on (`_export`).
+        self._exports = BackgroundExport()
 
     # -- starting and resuming -------------------------------------------------------------------
     def _make_folders(self) -> None:
@@ -297,15 +305,19 @@ class Trainer:
     # -- the generation loop ---------------------------------------------------------------------
     def train(self, budget: Budget) -> None:
         self.load_buffer()
-        selfplay = self.config.selfplay
         last_duration = 0.0
         seed = self.config.seed * 100_003 + self.generation
-        with closing(self._pool(seed)) as pool:
-            while budget.allows(self.generation + 1, self._elapsed(), last_duration):
-                begun = time.monotonic()
-                self._generation(pool, last=not budget.allows(
-                    self.generation + 2, self._elapsed() + 2 * last_duration, 0.0))
-                last_duration = time.monotonic() - begun
+        try:
+            with closing(self._pool(seed)) as pool:
+                while budget.allows(self.generation + 1, self._elapsed(), last_duration):
+                    begun = time.monotonic()
+                    self._generation(pool, last=not budget.allows(
+                        self.generation + 2, self._elapsed() + 2 * last_duration, 0.0))
+                    last_duration = time.monotonic() - begun
+            self._exports.wait()  # the session ends with model.onnx its newest network
+            self._publish_model()
+        finally:
+            self._exports.close()
 
     def _pool(self, seed: int) -> SelfPlayPool:
         selfplay = self.config.selfplay
@@ -344,23 +356,33 @@ class Trainer:
         the checkpoint."""
         self.generation = g
         checkpoint = self._checkpoint()
-        self._export(checkpoint, g)
+        self._export(checkpoint, g, background=True)
         scores = self._evaluate(g) if evaluate else {}
         self.metrics.append(self._row(g, meta, losses, scores))
         save_checkpoint(checkpoint, self.run.checkpoint)  # the commit
         self._publish()
         tqdm.write(self._summary(g, meta, losses, scores), file=sys.stderr)
 
-    def _export(self, checkpoint: Checkpoint, g: int) -> None:
+    def _export(self, checkpoint: Checkpoint, g: int, background: bool = False) -> None:
         """Generation g's network for the workers and the engine: its ONNX file and card, and
-        with the torch runtime its weights beside them (`torch_evaluator.weights_path`)."""
-        export_checkpoint(checkpoint, self.run.model_of(g))
-        if self.config.selfplay.runtime == "torch":
-            save_checkpoint(replace(checkpoint, optimizer_state=None),
-                            weights_path(self.run.model_of(g)))
-            # The workers play with generation g - 1 at most while g is made: older weights
-            # (a megabyte a generation) are of no more use.
-            weights_path(self.run.model_of(g - 2)).unlink(missing_ok=True)
+        with the torch runtime its weights beside them (`torch_evaluator.weights_path`).
+
+        The torch runtime's workers read the weights alone, so there the ONNX file may be made
+        in the `background`, while the next generation plays and trains: it is waited for
+        before anything reads it, and a run killed first exports it again on resuming (the
+        committed generation's file is missing)."""
+        model = self.run.model_of(g)
+        if self.config.selfplay.runtime != "torch":
+            export_checkpoint(checkpoint, model)
+            return
+        save_checkpoint(replace(checkpoint, optimizer_state=None), weights_path(model))
+        # The workers play with generation g - 1 at most while g is made: older weights (a
+        # megabyte a generation) are of no more use. g - 1's export was waited for already
+        # (`BackgroundExport.submit` waits), or never made in the background.
+        weights_path(self.run.model_of(g - 2)).unlink(missing_ok=True)
+        self._exports.submit(g, weights_path(model), model)
+        if not background:
+            self._exports.wait()
 
     def _selfplay(self, pool: SelfPlayPool, g: int) -> tuple[list[PositionBatch], dict[str, Any]]:
         games = self.config.selfplay.games_per_generation
@@ -374,6 +396,7 @@ class Trainer:
     def _evaluate(self, g: int) -> dict[str, float]:
         """Matches of generation g's network against each opponent at each size."""
         evaluation = self.config.evaluation
+        self._exports.wait()
         evaluator = Evaluator(self.run.model_of(g), device="cpu", threads=evaluation.threads)
         player = NetworkPlayer(f"gen {g}", evaluator, evaluation.visits)
         total = evaluation.games * len(evaluation.opponents) * len(evaluation.sizes)
@@ -509,14 +532,9 @@ class Trainer:
         return text
 
     def _publish(self) -> None:
-        """Make the committed generation's network the run's model.onnx, keep a snapshot when
-        due, redraw the plots."""
-        source = self.run.model_of(self.generation)
-        for src, dst in ((source, self.run.model),
-                         (card_path(source), card_path(self.run.model))):
-            tmp = dst.with_name(dst.name + ".tmp")
-            shutil.copyfile(src, tmp)
-            tmp.replace(dst)
+        """Make the committed generation's network the run's model.onnx (its predecessor's while
+        its export runs in the background), keep a snapshot when due, redraw the plots."""
+        self._publish_model()
         every = self.config.snapshot_every
         if every and self.generation % every == 0:
             snapshot = self.run.snapshot_of(self.generation)
@@ -528,6 +546,16 @@ class Trainer:
         tmp = self.run.nodes.with_name(self.run.nodes.name + ".tmp")
         tmp.write_text(json.dumps(self.nodes, indent=2) + "\n", encoding="utf-8")
         tmp.replace(self.run.nodes)
+
+    def _publish_model(self) -> None:
+        """Copy the newest exported network and its card to the run's model.onnx and card."""
+        g = self.generation - (self._exports.pending == self.generation)
+        source = self.run.model_of(g)
+        for src, dst in ((source, self.run.model),
+                         (card_path(source), card_path(self.run.model))):
+            tmp = dst.with_name(dst.name + ".tmp")
+            shutil.copyfile(src, tmp)
+            tmp.replace(dst)
 
 
 def _group_by_size(records: Sequence[GameRecord]) -> list[PositionBatch]:
