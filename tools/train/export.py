@@ -163,7 +163,9 @@ class BackgroundExport:
     machine's cores, a third of a generation there, during which the GPU idled: TRAINING.md,
     "Self-play on the GPU, measured") need not hold the next generation back. The trainer hands
     it here and waits for it only when something reads the file: the next export, an evaluation,
-    the end of the session. A failure is raised by that wait, naming its generation."""
+    the end of the session. A failure is raised by that wait, naming its generation. On the lent
+    H200 this made 1.6 times the games a second (TRAINING.md, "The export off the trainer's
+    turn")."""
 
     def __init__(self) -> None:
         self._process: BaseProcess | None = None  # started by the first export
