@@ -3,7 +3,8 @@
 The file runs every board size and batch size (dynamic B and N, one size per call). It is the
 scatter-free twin (`PolicyValueNetExport`) exported with torch's dynamo exporter at opset 18: the
 TorchScript exporter (opset 17) is deprecated in torch 2.13, and dynamo's optimiser folds batch
-normalisation into the linear layers. Exporting costs about 3 s, once per trained generation.
+normalisation into the linear layers. Exporting costs 3 to 8 s (8 layers: 5.6-7.9 s with the
+parity check, docs/TRAINING.md), once per trained generation.
 
 Nothing half-checked ships: the model is written beside its destination, opened through the
 engine's own `Evaluator` (card and all) and compared with the torch-geometric network at two board
