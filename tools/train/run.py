@@ -377,8 +377,8 @@ class Trainer:
             return
         save_checkpoint(replace(checkpoint, optimizer_state=None), weights_path(model))
         # The workers play with generation g - 1 at most while g is made: older weights (a
-        # megabyte a generation) are of no more use. g - 1's export was waited for already
-        # (`BackgroundExport.submit` waits), or never made in the background.
+        # megabyte a generation) are of no more use. The export that may still be running is
+        # g - 1's, which reads g - 1's weights.
         weights_path(self.run.model_of(g - 2)).unlink(missing_ok=True)
         self._exports.submit(g, weights_path(model), model)
         if not background:
