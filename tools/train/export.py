@@ -43,6 +43,7 @@ from saz.engine.model_card import (
     output_names,
 )
 from saz.tools.train.checkpoint import Checkpoint, CheckpointError, load_checkpoint
+from saz.tools.train.child import receive
 from saz.tools.train.model import NetConfig, PolicyValueNet, PolicyValueNetExport, collate
 
 #: Largest error the export accepts between torch and onnxruntime, |torch - onnxruntime| /
@@ -233,16 +234,7 @@ def _export_process(requests: mp.Queue, replies: mp.Queue) -> None:
     # lets a running export finish. Two threads: the self-play workers have the other cores.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(2)
-    parent = mp.parent_process()
-    while True:
-        try:
-            request = requests.get(timeout=1.0)
-        except queue.Empty:
-            if parent is not None and not parent.is_alive():  # the trainer was killed
-                return
-            continue
-        if request is None:
-            return
+    while (request := receive(requests, orphaned=None)) is not None:
         weights, out = request
         try:
             export_checkpoint(load_checkpoint(weights), out)

@@ -52,6 +52,7 @@ import numpy as np
 from saz.engine.games import DRAW, GAME_NAMES, Game, new_game
 from saz.engine.search.mcts import PolicyValueNet, choose_move, prune_policy_target
 from saz.engine.search.options import SearchOptions
+from saz.tools.train.child import parent_alive, receive
 from saz.tools.train.lockstep import Lockstep, TreeSearch
 from saz.tools.train.positions import PositionBatch
 
@@ -493,10 +494,10 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the trainer handles Ctrl-C and stops us
     try:
         worker = SelfPlayWorker(game_name, rules, config, seed)
-        command = _wait(commands)
+        command = receive(commands, orphaned=("stop",))
         while command[0] != "stop":
             if command[0] in ("pause", "more"):  # already waiting
-                command = _wait(commands)
+                command = receive(commands, orphaned=("stop",))
                 continue
             _, model_path, threshold = command
             worker.load(open_network(model_path, config), threshold)
@@ -505,7 +506,7 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
             while True:
                 if limit is not None and stats.games >= limit:  # the next generation is played
                     stats.seconds = time.perf_counter() - start
-                    command = _wait(commands)
+                    command = receive(commands, orphaned=("stop",))
                     break
                 try:
                     command = commands.get_nowait()
@@ -519,7 +520,7 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
                     break
                 for record in worker.step(stats):
                     results.put(("game", index, record))
-                if not _parent_alive():
+                if not parent_alive():
                     return
             results.put(("paused", index, stats))
     except Exception:  # noqa: BLE001 - any failure goes to the trainer, which raises it
@@ -536,21 +537,6 @@ def open_network(model_path: str | Path, config: SelfPlayConfig) -> PolicyValueN
 
     return Evaluator(model_path, device=config.device,  # type: ignore[arg-type]
                      threads=config.threads)
-
-
-def _wait(commands: mp.Queue) -> tuple[Any, ...]:
-    """The next command; ("stop",) when the trainer died without saying so."""
-    while True:
-        try:
-            return commands.get(timeout=1.0)
-        except queue.Empty:
-            if not _parent_alive():
-                return ("stop",)
-
-
-def _parent_alive() -> bool:
-    parent = mp.parent_process()
-    return parent is None or parent.is_alive()
 
 
 class SelfPlayError(RuntimeError):
