@@ -288,6 +288,52 @@ def test_workers_play_through_the_learners_turn_only_when_asked(tmp_path: Path,
         assert second.stats.seconds <= second.wall_seconds < learning
 
 
+_KILLED_TRAINER = """
+import sys, time
+from pathlib import Path
+from saz.tools.train.selfplay import SelfPlayConfig, SelfPlayPool, _random_model
+model = _random_model("gomoku", Path(sys.argv[1]) / "random.onnx")
+config = SelfPlayConfig(sizes=((9, 9),), visits=4, games_in_flight=8, workers=1,
+                        resign_threshold=-1.0, play_while_learning=True)
+pool = SelfPlayPool("gomoku", {}, config, seed=1)
+pool.play(model, 24, None)  # the worker plays on: the next 24 games, which nobody reads
+print(pool._procs[0].pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_workers_of_a_killed_trainer_exit(tmp_path: Path) -> None:
+    """SIGKILL the trainer while its worker plays on through the learner's turn: the worker's
+    games fill the results pipe, which nobody will read, and the worker must exit all the
+    same rather than wait forever to write them (as it did, holding its memory, before
+    `child.let_go`)."""
+    trainer = subprocess.Popen([sys.executable, "-c", _KILLED_TRAINER, str(tmp_path)],
+                               stdout=subprocess.PIPE)
+    assert trainer.stdout is not None
+    worker = int(trainer.stdout.readline())
+    try:
+        time.sleep(3.0)  # the next generation's 24 games are played (more than a pipe holds)
+        os.kill(trainer.pid, signal.SIGKILL)
+        trainer.wait()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and _running(worker):
+            time.sleep(0.1)
+        assert not _running(worker), "the worker outlived its trainer"
+    finally:
+        trainer.kill()
+        if _running(worker):
+            os.kill(worker, signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, which has exited and waits to be reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def test_playout_cap_randomization_records_only_the_full_searches() -> None:
     net = UniformNet()
     config = SelfPlayConfig(sizes=((6, 6),), visits=16, fast_visits=2, full_search_fraction=0.25,

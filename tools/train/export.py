@@ -43,7 +43,7 @@ from saz.engine.model_card import (
     output_names,
 )
 from saz.tools.train.checkpoint import Checkpoint, CheckpointError, load_checkpoint
-from saz.tools.train.child import receive
+from saz.tools.train.child import let_go, receive
 from saz.tools.train.model import NetConfig, PolicyValueNet, PolicyValueNetExport, collate
 
 #: Largest error the export accepts between torch and onnxruntime, |torch - onnxruntime| /
@@ -242,6 +242,7 @@ def _export_process(requests: mp.Queue, replies: mp.Queue) -> None:
             replies.put(str(exc) or type(exc).__name__)
         else:
             replies.put(None)
+    let_go(replies)
 
 
 def _opset(path: Path) -> int:

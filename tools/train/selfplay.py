@@ -52,7 +52,7 @@ import numpy as np
 from saz.engine.games import DRAW, GAME_NAMES, Game, new_game
 from saz.engine.search.mcts import PolicyValueNet, choose_move, prune_policy_target
 from saz.engine.search.options import SearchOptions
-from saz.tools.train.child import parent_alive, receive
+from saz.tools.train.child import let_go, parent_alive, receive
 from saz.tools.train.lockstep import Lockstep, TreeSearch
 from saz.tools.train.positions import PositionBatch
 
@@ -525,6 +525,8 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
             results.put(("paused", index, stats))
     except Exception:  # noqa: BLE001 - any failure goes to the trainer, which raises it
         results.put(("error", index, traceback.format_exc()))
+    finally:
+        let_go(results)  # a killed trainer left games unread: exit all the same
 
 
 def open_network(model_path: str | Path, config: SelfPlayConfig) -> PolicyValueNet:
