@@ -50,8 +50,8 @@ class EvalCache:
     def key(row: np.ndarray) -> bytes:
         """The digest of one encoded position `[nodes, F]`, its shape included. SHA-1 is the
         fastest digest hashlib offers here (SHA instructions): about 20 us for a 20x20 row."""
-        digest = hashlib.sha1(np.ascontiguousarray(row), usedforsecurity=False)
-        digest.update(np.asarray(row.shape, np.int64))
+        digest = hashlib.sha1(np.ascontiguousarray(row).data, usedforsecurity=False)
+        digest.update(np.asarray(row.shape, np.int64).data)
         return digest.digest()
 
     def get(self, key: bytes) -> Evaluation | None:

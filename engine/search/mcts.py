@@ -395,7 +395,7 @@ class MCTS:
         them (`crop`); lockstep callers get the rows whole and do that themselves. `cached`:
         leaves the evaluation cache knows are answered from it, and only the others are left
         for the network (not with subgraph sampling, whose windows are random)."""
-        features = self._root.num_features()  # type: ignore[union-attr]
+        features = self._root_game().num_features()
         x = self._buffer(lay, features, size)
         leaves, settled, collisions = self._tree.collect(size, size * SETTLED_DESCENTS, x)
         counters.playouts += settled
@@ -485,8 +485,8 @@ class MCTS:
         batch = self._collect(lock.layout, lock.counters, size)
         lock.batch = batch
         if batch is None:
-            return np.empty((0, lock.layout.num_nodes, self._root.num_features()),  # type: ignore[union-attr]
-                            np.float32)
+            features = self._root_game().num_features()
+            return np.empty((0, lock.layout.num_nodes, features), np.float32)
         return batch.x
 
     def absorb(self, log_policy: np.ndarray, values: np.ndarray) -> None:
@@ -504,6 +504,12 @@ class MCTS:
         """The lockstep search's result so far."""
         lock = self._require_lockstep()
         return self._result(lock.counters, lock.start)
+
+    def _root_game(self) -> Game:
+        """The game at the root; only called while a search has one."""
+        if self._root is None:
+            raise RuntimeError("the search has no root position")
+        return self._root
 
     def _require_lockstep(self) -> _Lockstep:
         if self._lock is None:
@@ -871,7 +877,8 @@ def crop(x: np.ndarray, mask: np.ndarray, lay: GraphLayout) -> Cut | None:
     width, height = lay.width, lay.height
     rows = len(x)
     kept = mask[:, :-1].reshape(rows, height, width)
-    in_row, in_col = kept.any(axis=2), kept.any(axis=1)  # [B, H], [B, W]
+    in_row = np.any(kept, axis=2)  # [B, H]
+    in_col = np.any(kept, axis=1)  # [B, W]
     y0, x0 = in_row.argmax(axis=1), in_col.argmax(axis=1)
     y1 = height - 1 - in_row[:, ::-1].argmax(axis=1)
     x1 = width - 1 - in_col[:, ::-1].argmax(axis=1)

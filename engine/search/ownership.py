@@ -77,13 +77,16 @@ class OwnershipEstimator:
         self._evaluate([root] + [g for line in lines for g in line])
         me = root.to_move
         root_entry = self._view(root, me)
-        owned = [root_entry[0]] + ([self._view(g, me)[0] for g in lines[0]] if lines else [])
-        ownership = (None if root_entry[0] is None
-                     else np.mean(np.stack(owned), axis=0).astype(np.float32))
+        ownership: np.ndarray | None = None
+        if root_entry[0] is not None:
+            # One network answers every position here, so a line's entries have ownership
+            # exactly when the root's has.
+            owned = [root_entry[0]] + [self._owned(g, me) for g in (lines[0] if lines else ())]
+            ownership = np.mean(np.stack(owned), axis=0).astype(np.float32)
         leads: dict[int, float] = {}
         if root_entry[1] is not None:
             for info, line in zip(moves, lines, strict=True):
-                scores = [self._view(g, me)[1] for g in line]
+                scores = [self._scored(g, me) for g in line]
                 leads[info.move] = float(np.mean(scores)) if scores else root_entry[1]
         return Estimate(ownership, leads, root_entry[1])
 
@@ -113,6 +116,18 @@ class OwnershipEstimator:
         sign = 1.0 if to_move == me else -1.0
         return (None if ownership is None else sign * ownership,
                 None if score is None else sign * score)
+
+    def _owned(self, game: Game, me: int) -> np.ndarray:
+        """`_view`'s ownership where the network is known to have an ownership head."""
+        ownership = self._view(game, me)[0]
+        assert ownership is not None, "the network answered the root with ownership"
+        return ownership
+
+    def _scored(self, game: Game, me: int) -> float:
+        """`_view`'s score where the network is known to have a score head."""
+        score = self._view(game, me)[1]
+        assert score is not None, "the network answered the root with a score"
+        return score
 
     def _evaluate(self, games: Sequence[Game]) -> None:
         """Evaluate the positions not cached yet, in one network call per board size (all share

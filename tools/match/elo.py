@@ -177,7 +177,7 @@ class Sprt:
         """The generalised log-likelihood ratio of H1 against H0 (0 before any game)."""
         if not record.games:
             return 0.0
-        counts = [record.losses, record.draws, record.wins]
+        counts: list[float] = [record.losses, record.draws, record.wins]
         n = record.games
         if 0 in counts:
             counts = [c * (1.0 - _PRIOR / n) + _PRIOR / len(counts) for c in counts]

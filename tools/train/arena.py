@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -42,7 +42,7 @@ class NetworkPlayer:
 
 
 #: Either side of a match.
-Contestant = NetworkPlayer | Player
+Contestant: TypeAlias = NetworkPlayer | Player
 
 
 @dataclass(frozen=True)

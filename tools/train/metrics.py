@@ -12,6 +12,7 @@ import io
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 #: The columns every run writes, in order; evaluation columns follow.
 BASE_COLUMNS: tuple[str, ...] = (
@@ -58,7 +59,8 @@ class MetricsLog:
             self.columns = known + tuple(c for c in self.columns if c not in known)
             for raw in reader:
                 row = {k: _number(v) for k, v in raw.items() if k in self.columns}
-                if row.get("generation") is not None and row["generation"] <= up_to:
+                generation = row.get("generation")
+                if generation is not None and generation <= up_to:
                     self.rows.append(row)
 
     def append(self, row: Mapping[str, float | None]) -> None:
@@ -131,7 +133,7 @@ def plot(log: MetricsLog, folder: str | Path) -> list[Path]:
             xs, ys = log.series(column)
             if not xs:
                 continue
-            style: dict[str, str] = {}
+            style: dict[str, Any] = {}
             if column.startswith(EVAL_PREFIX):  # one colour per opponent, dashed past the
                 opponent = column[len(EVAL_PREFIX):column.rfind("_")]  # first size
                 style["color"] = colours.setdefault(opponent, f"C{len(colours)}")

@@ -15,7 +15,7 @@ and 0.31 KB:
 
 `PositionBatch` is a set of such positions of one board size; the replay buffer keeps them and
 self-play workers send them to the trainer in this form. `PositionPool` draws the learner's
-batches from many of them (the replay window, or a teacher's positions).
+batches from many of them (the replay window).
 """
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ class PositionBatch:
         if not np.array_equal(binary, points == 1):
             raise PackError("a point feature other than 0 or 1 cannot be packed as a bit")
         counted = ownership is not None and score is not None
-        if not counted:
+        if ownership is None or score is None:
             ownership, score = np.zeros((t, n - 1), np.int8), np.zeros(t, np.float32)
         elif ownership.shape != (t, n - 1) or score.shape != (t,):
             raise ValueError(f"ownership {ownership.shape} and score {score.shape} do not fit "
@@ -135,11 +135,12 @@ class PositionBatch:
             if packed != -(-width * height * num_features // 8):
                 raise ValueError(f"the {size} positions were packed with another number of "
                                  f"features than {num_features} ({packed} bytes a position)")
-            missing = {"ownership": np.zeros((t, width * height), np.int8),
-                       "score": np.zeros(t, np.float32), "counted": np.zeros(t, bool)}
-            out.append(cls(width, height, num_features,
-                           *(arrays[key] if (key := f"{size}/{name}") in arrays
-                             else missing[name] for name in _ARRAYS)))
+            missing: dict[str, np.ndarray] = {
+                "ownership": np.zeros((t, width * height), np.int8),
+                "score": np.zeros(t, np.float32), "counted": np.zeros(t, bool)}
+            stored: list[np.ndarray] = [arrays[key] if (key := f"{size}/{name}") in arrays
+                                        else missing[name] for name in _ARRAYS]
+            out.append(cls(width, height, num_features, *stored))
         return out
 
 
