@@ -259,9 +259,6 @@ def test_the_training_record_lists_every_session() -> None:
     assert "| 23-30 (grew from 3 to 6 layers) | 0.50 |" in grown
     widened = strength.training_markdown({"sessions": [dict(session, widened_features=[10, 14])]})
     assert "| 23-30 (input widened from 10 to 14 planes) | 0.50 |" in widened
-    distilled = strength.training_markdown({"sessions": [dict(
-        session, generations=[31, 31], teacher={"games": 1203, "positions": 52010})]})
-    assert "| 31-31 (fitted to a teacher's 1,203 games, 52,010 positions) | 0.50 |" in distilled
 
     # A run whose first session predates the sessions record: its command, the generations
     # before the first kept session, and the wall time the kept sessions leave over.

@@ -1,19 +1,16 @@
-"""`saz bench BENCHMARK ...`: speed measurements, printed as Markdown tables for docs/BENCHMARKS.md.
+"""`saz bench BENCHMARK ...`: the product's benchmarks, printed as Markdown tables for
+docs/BENCHMARKS.md.
 
     saz bench evaluator --game go --sizes 9,15,19 --batch 1,8,32,128 [--hidden H] [--device D]
                         [--model PATH] [--threads T] [--cpu-time]
     saz bench search --game gomoku --size 15 --visits 800 ...   (see tools/bench/search.py)
+    saz bench gtp [--runs 20] [-- ENGINE ...]              (see tools/bench/gtp.py)
+    saz bench gomocup [--runs 20] [--turns 40]             (see tools/bench/gomocup.py)
     saz bench clock --size 19 --moves 200 --time "time_settings 0 1 1" (see tools/bench/clock.py)
+    saz bench memory gtp|gomocup [--seconds S]             (see tools/bench/memory.py)
     saz bench solve --size 8 --from 12 --positions 5      (see tools/bench/solve.py)
-    saz bench threats                                     (see tools/bench/threats.py)
-    saz bench opening --model models/go.onnx              (see tools/bench/opening.py)
-    saz bench agreement --model M --records DIR --player NAME (see tools/bench/agreement.py)
-    saz bench guard --model M --records DIR --opponent NAME (see tools/bench/guard.py)
-    saz bench decided --records DIR --player NAME         (see tools/bench/decided.py)
-    saz bench pressure --records DIR --player NAME        (see tools/bench/pressure.py)
-    saz bench foresight --model M --records DIR           (see tools/bench/foresight.py)
+    saz bench threats --records DIR                       (see tools/bench/threats.py)
     saz bench selfplay --config C --model M --size 16     (see tools/bench/selfplay.py)
-    saz bench judgement --estimates CSV --model M        (see tools/bench/judgement.py)
     saz bench cache --records DIR --player NAME           (see tools/bench/evalcache.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
@@ -46,18 +43,11 @@ from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.graph import layout
 from saz.tools.train.checkpoint import Checkpoint
 from saz.tools.train.export import export_checkpoint
-from saz.tools.bench import agreement as bench_agreement
 from saz.tools.bench import clock as bench_clock
-from saz.tools.bench import decided as bench_decided
 from saz.tools.bench import evalcache as bench_evalcache
-from saz.tools.bench import foresight as bench_foresight
 from saz.tools.bench import gomocup as bench_gomocup
 from saz.tools.bench import gtp as bench_gtp
-from saz.tools.bench import guard as bench_guard
-from saz.tools.bench import judgement as bench_judgement
 from saz.tools.bench import memory as bench_memory
-from saz.tools.bench import opening as bench_opening
-from saz.tools.bench import pressure as bench_pressure
 from saz.tools.bench import search as bench_search
 from saz.tools.bench import selfplay as bench_selfplay
 from saz.tools.bench import solve as bench_solve
@@ -262,7 +252,8 @@ def _row(size: str, batch: int, ort_runs: list[Timing], torch_runs: list[Timing]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="saz bench", description="saz speed benchmarks")
+    parser = argparse.ArgumentParser(
+        prog="saz bench", description="saz's benchmarks: speed, memory and the tactics' reach")
     subparsers = parser.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
     _add_evaluator(subparsers)
     bench_search.add_parser(subparsers)
@@ -272,13 +263,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_memory.add_parser(subparsers)
     bench_solve.add_parser(subparsers)
     bench_threats.add_parser(subparsers)
-    bench_opening.add_parser(subparsers)
-    bench_agreement.add_parser(subparsers)
-    bench_judgement.add_parser(subparsers)
-    bench_guard.add_parser(subparsers)
-    bench_decided.add_parser(subparsers)
-    bench_pressure.add_parser(subparsers)
-    bench_foresight.add_parser(subparsers)
     bench_selfplay.add_parser(subparsers)
     bench_evalcache.add_parser(subparsers)
     args = parser.parse_args(argv)

@@ -263,19 +263,12 @@ def training_markdown(training: Mapping[str, Any]) -> str:
             generations += " (grew from {} to {} layers)".format(*s["grew_layers"])
         if s.get("widened_features"):  # the game had appended feature planes (`widen_inputs`)
             generations += " (input widened from {} to {} planes)".format(*s["widened_features"])
-        if s.get("teacher"):  # fitted to another player's games (`saz distill`), no self-play
-            games, positions = (_count(s["teacher"].get(k)) for k in ("games", "positions"))
-            generations += f" (fitted to a teacher's {games} games, {positions} positions)"
         lines.append(_line([str(s.get("started", "")), _code(str(s.get("command", ""))),
                             generations,
                             f"{float(s.get('wall_seconds', 0)) / 3600:.2f}",
                             str(s.get("learner_device", "")), str(s.get("selfplay_device", "")),
                             f"{float(s.get('gpu_minutes', 0)):g}", where]))
     return "\n".join(lines)
-
-
-def _count(value: Any) -> str:
-    return f"{value:,}" if isinstance(value, int) else "?"
 
 
 def _line(cells: Sequence[str]) -> str:

@@ -139,7 +139,7 @@ class LossTerms(NamedTuple):
 
 
 class Sampler(Protocol):
-    """Where the learner's batches come from: the replay buffer, or a teacher's positions."""
+    """Where the learner's batches come from (the replay buffer)."""
 
     def sample(self, count: int, rng: np.random.Generator) -> list[PositionBatch]: ...
 
@@ -161,16 +161,16 @@ class Learner:
         self._penalised = [p for p in params if p.ndim > 1]
 
     def train(self, buffer: Sampler, steps: int, rng: np.random.Generator,
-              on_step: Callable[[int], None] | None = None, rate: float | None = None) -> Losses:
-        """`steps` optimiser steps on batches from `buffer`; `on_step(i)` after each. The
-        learning rate is the schedule's at each step, or `rate` throughout when given."""
+              on_step: Callable[[int], None] | None = None) -> Losses:
+        """`steps` optimiser steps on batches from `buffer`; `on_step(i)` after each, at the
+        schedule's learning rate for each step."""
         if self.config.threads:
             torch.set_num_threads(self.config.threads)
         self.net.train()
         sums = np.zeros(5)
         for i in range(steps):
             for group in self.optimizer.param_groups:
-                group["lr"] = self.config.learning_rate(self.step) if rate is None else rate
+                group["lr"] = self.config.learning_rate(self.step)
             sums += self.train_step(buffer.sample(self.config.batch_size, rng))
             self.step += 1
             if on_step is not None:

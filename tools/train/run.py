@@ -174,8 +174,6 @@ class Trainer:
         self._grown: tuple[int, int] | None = None
         #: (planes before, planes now) when this session widened the network's input.
         self._widened: tuple[int, int] | None = None
-        #: What this session's network learned from a teacher's games (`distill.py`), if any.
-        self.teacher: dict[str, Any] | None = None
         #: Games and positions each node played over the run (the local machine is "local").
         self.nodes: dict[str, dict[str, Any]] = {}
         #: The torch runtime's exports, made while the next generation goes on (`_export`).
@@ -481,8 +479,6 @@ class Trainer:
             session["grew_layers"] = list(self._grown)
         if self._widened is not None:
             session["widened_features"] = list(self._widened)
-        if self.teacher is not None:
-            session["teacher"] = dict(self.teacher)
         return session
 
     def _row(self, g: int, meta: dict[str, Any], losses: Losses,
