@@ -40,6 +40,7 @@ import torch
 
 from saz.engine.evaluator import Evaluator, ModelError
 from saz.engine.games import GAME_NAMES, game_class
+from saz.engine.games.grid import parse_sizes
 from saz.engine.graph import layout
 from saz.tools.train.checkpoint import Checkpoint
 from saz.tools.train.export import export_checkpoint
@@ -112,18 +113,6 @@ def measure(fn: Callable[[], object], *, min_seconds: float, min_runs: int = 5,
         time.sleep(pause)
     assert best is not None
     return best
-
-
-def parse_sizes(text: str) -> list[tuple[int, int]]:
-    """'9,15,7x11' -> [(9, 9), (15, 15), (7, 11)] (width x height)."""
-    sizes = []
-    for item in text.split(","):
-        width, _, height = item.strip().lower().partition("x")
-        try:
-            sizes.append((int(width), int(height or width)))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"bad board size {item!r}") from None
-    return sizes
 
 
 def parse_ints(text: str) -> list[int]:

@@ -48,6 +48,7 @@ import numpy as np
 
 from saz.engine.engine import DEFAULT_SIZES
 from saz.engine.games import BLACK, GAME_NAMES, WHITE, GameError
+from saz.engine.games.grid import parse_size
 from saz.engine.model_card import ModelCardError
 from saz.protocol.sgf import SgfGame, parse_sgf
 from saz.protocol.sgf_writer import SgfInfo, format_sgf
@@ -55,7 +56,6 @@ from saz.protocol.vertex import GtpValueError, vertices_for
 from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused
 from saz.tools.match.elo import Record, Sprt, Verdict, estimate
 from saz.tools.match.referee import GameRecord, new_position, play_game
-from saz.tools.train.selfplay import parse_size
 from saz.tools.match.strength import SUMMARY_FILE, StrengthError, load_card, read_record, record_rows
 from saz.tools.match.time_control import TimeControl, TimeControlError
 

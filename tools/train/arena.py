@@ -21,11 +21,11 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from saz.engine.games import BLACK, DRAW, WHITE, Game, new_game
+from saz.engine.games.grid import parse_sizes
 from saz.engine.players import PLAYERS, Player, make_player
 from saz.engine.search.mcts import PolicyValueNet
 from saz.engine.search.options import SearchOptions
 from saz.tools.train.lockstep import Lockstep, TreeSearch
-from saz.tools.train.selfplay import parse_size
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("model", type=Path)
     parser.add_argument("--opponent", default="random",
                         help=f"{' or '.join(PLAYERS)}, or another model file (default random)")
-    parser.add_argument("--size", type=lambda text: [parse_size(v) for v in text.split(",")],
+    parser.add_argument("--size", type=parse_sizes,
                         default=[(9, 9)], help="board sizes, e.g. 9,15 or 12x9 (default 9)")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--visits", type=int, default=200)

@@ -38,11 +38,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from saz.engine.games.grid import parse_size
 from saz.tools.match import match as match_cli
 from saz.tools.match.adapters import EngineSpec, GameSetup
 from saz.tools.match.strength import SUMMARY_FILE
 from saz.tools.match.time_control import TimeControl, TimeControlError
-from saz.tools.train.selfplay import parse_size
 
 #: Where a run keeps its anchor matches, and the table built from them.
 EVALUATION_DIR = "evaluation"

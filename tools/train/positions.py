@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from saz.engine.games.grid import parse_size
+
 
 class PackError(ValueError):
     """Features that the compact form cannot hold (a point feature other than 0 or 1)."""
@@ -128,7 +130,7 @@ class PositionBatch:
         sizes = sorted({key.split("/")[0] for key in arrays})
         out = []
         for size in sizes:
-            width, height = (int(v) for v in size.split("x"))
+            width, height = parse_size(size)
             value = arrays[f"{size}/value"]
             t = len(value)
             packed = arrays[f"{size}/bits"].shape[1]
