@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 
 from saz.engine.games import GAME_NAMES, Game, GameError, new_game
+from saz.engine.games.grid import parse_size
 
 
 class PerftCounter:
@@ -43,19 +44,6 @@ def divide(game: Game, depth: int, counter: PerftCounter | None = None) -> dict[
     if counter is not None and depth > 1:
         counter.plays += len(counts)
     return counts
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    """'15' -> (15, 15); '9x7' -> (9, 7) as width x height."""
-    parts = text.lower().split("x")
-    try:
-        if len(parts) == 1:
-            return int(parts[0]), int(parts[0])
-        if len(parts) == 2:
-            return int(parts[0]), int(parts[1])
-    except ValueError:
-        pass
-    raise argparse.ArgumentTypeError(f"invalid board size {text!r}: expected N or WxH")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -22,7 +22,7 @@ from typing import NoReturn
 
 from saz.engine.games import BLACK, GAME_NAMES, WHITE, Game, GameError, game_class
 from saz.engine.games.base import COLOR_NAMES, DEFAULT_SOLVE_NODES
-from saz.engine.perft import parse_size
+from saz.engine.games.grid import parse_size
 from saz.protocol.vertex import GtpValueError, vertices_for
 
 #: The games that have a solver (`Game.solve` answers None for the others).

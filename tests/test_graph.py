@@ -1,10 +1,12 @@
 """The board-to-graph encoding: edge list, scatter-free tables and batch assembly agree."""
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 import pytest
 
-from saz.engine.games.grid import grid
+from saz.engine.games.grid import SizeSyntaxError, grid, parse_size, parse_sizes
 from saz.engine.graph import MAX_IN_DEGREE, encode, layout, move_priors
 from saz.engine.model_card import MASKED_LOG_PROB
 
@@ -78,3 +80,25 @@ def test_move_priors_stay_exact_with_almost_no_mass_and_uniform_when_all_masked(
     masked = np.array([0.0, MASKED_LOG_PROB, MASKED_LOG_PROB], np.float32)
     np.testing.assert_allclose(move_priors(masked, np.array([1, 2])), [0.5, 0.5])
     assert move_priors(masked, np.array([], np.int64)).size == 0
+
+
+# -- board sizes as written ------------------------------------------------------------------------
+def test_sizes_read_as_n_or_width_x_height() -> None:
+    assert parse_size("9") == (9, 9)
+    assert parse_size(" 12X9 ") == (12, 9)  # width first, either case, spaces ignored
+    assert parse_sizes("9,15,7x11") == [(9, 9), (15, 15), (7, 11)]
+
+
+@pytest.mark.parametrize("text", ["", "x", "9x", "x9", "0", "9x0", "-3", "9x9x9", "9y9", "nine"])
+def test_malformed_sizes_are_refused_with_the_text(text: str) -> None:
+    with pytest.raises(ValueError, match=f"invalid board size {text!r}"):
+        parse_size(text)
+
+
+def test_a_command_line_reports_the_size_error_itself(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="t")
+    parser.add_argument("--sizes", type=parse_sizes)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--sizes", "9,1O"])
+    assert "argument --sizes: invalid board size '1O': expected N or WxH" in capsys.readouterr().err
+    assert issubclass(SizeSyntaxError, ValueError)

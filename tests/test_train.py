@@ -473,7 +473,7 @@ def test_devices_are_checked_where_the_run_starts() -> None:
 def test_config_errors_name_the_key() -> None:
     with pytest.raises(ConfigError, match="vistis"):
         TrainConfig.from_toml("[selfplay]\nvistis = 100\n")
-    with pytest.raises(ConfigError, match="bad board size '9y9'"):
+    with pytest.raises(ConfigError, match="invalid board size '9y9'"):
         TrainConfig.from_toml('[selfplay]\nsizes = ["9y9"]\n')
     with pytest.raises(ConfigError, match="num_features"):
         TrainConfig.from_toml("[network]\nnum_features = 3\n")

@@ -3,14 +3,19 @@
 A point is `y * width + x` with x the column from the left and y the row from the top. The index
 `width * height` is one past the last point: it is the pass move and the graph's extra node, and the
 neighbour tables use it as padding, so that `board_padded[table]` reads an off-board sentinel.
-Tables are built once per size (cached) and are read-only.
+Tables are built once per size (cached) and are read-only. A board size as people write it, `N` or
+`WxH` (width x height), is read here too (`parse_size`), for every command line and config.
 """
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
+
+#: A board's (width, height).
+Size = tuple[int, int]
 
 #: The eight directions (dx, dy); the first four are orthogonal.
 DIRECTIONS: tuple[tuple[int, int], ...] = (
@@ -87,3 +92,27 @@ class Grid:
 def grid(width: int, height: int) -> Grid:
     """The cached Grid of one size."""
     return Grid(width, height)
+
+
+class SizeSyntaxError(ValueError, argparse.ArgumentTypeError):
+    """Text that is not a board size. An ArgumentTypeError as well, so that a command line's
+    `type=parse_size` reports this message rather than argparse's generic one."""
+
+
+def parse_size(text: str) -> Size:
+    """A board size as written: "9" -> (9, 9); "12x9" -> (12, 9), width x height. Whether a game
+    admits the size is the game's to say (`UnsupportedSizeError`); this only reads the text."""
+    parts = str(text).strip().lower().split("x")
+    try:
+        if len(parts) in (1, 2):
+            width, height = int(parts[0]), int(parts[-1])
+            if width >= 1 and height >= 1:
+                return width, height
+    except ValueError:
+        pass
+    raise SizeSyntaxError(f"invalid board size {text!r}: expected N or WxH (e.g. 9 or 9x7)")
+
+
+def parse_sizes(text: str) -> list[Size]:
+    """Comma-separated board sizes: "9,15,7x11" -> [(9, 9), (15, 15), (7, 11)]."""
+    return [parse_size(item) for item in str(text).split(",")]

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from saz.engine.evaluator import Evaluator
 from saz.tools.train.config import TrainConfig
-from saz.tools.train.selfplay import SelfPlayConfig, SelfPlayWorker, WorkerStats, parse_size
+from saz.engine.games.grid import parse_size
+from saz.tools.train.selfplay import SelfPlayConfig, SelfPlayWorker, WorkerStats
 
 
 def throughput(config: TrainConfig, evaluator: Evaluator, size: tuple[int, int],

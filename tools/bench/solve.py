@@ -22,8 +22,8 @@ import statistics
 import time
 
 from saz.engine import _core
+from saz.engine.games.grid import parse_size
 from saz.engine.games.othello import Othello
-from saz.engine.perft import parse_size
 
 
 def position(width: int, height: int, empties: int, seed: str) -> Othello:

@@ -29,9 +29,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from saz.engine.games.grid import Size
+from saz.engine.games.grid import parse_size as parse_board_size
 from saz.tools.train.learner import LearnerConfig
-from saz.tools.train.selfplay import SelfPlayConfig, Size
-from saz.tools.train.selfplay import parse_size as parse_board_size
+from saz.tools.train.selfplay import SelfPlayConfig
 
 #: Where the shipped configs live: `saz train --game G` reads `configs/G.toml` by default.
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
@@ -55,7 +56,7 @@ class ConfigError(ValueError):
 
 
 def parse_size(text: str) -> Size:
-    """`selfplay.parse_size`, failing with a ConfigError."""
+    """`grid.parse_size`, failing with a ConfigError."""
     try:
         return parse_board_size(text)
     except ValueError as exc:

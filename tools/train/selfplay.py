@@ -50,14 +50,12 @@ from typing import Any
 import numpy as np
 
 from saz.engine.games import DRAW, GAME_NAMES, Game, new_game
+from saz.engine.games.grid import Size, parse_size
 from saz.engine.search.mcts import PolicyValueNet, choose_move, prune_policy_target
 from saz.engine.search.options import SearchOptions
 from saz.tools.train.child import let_go, parent_alive, receive
 from saz.tools.train.lockstep import Lockstep, TreeSearch
 from saz.tools.train.positions import PositionBatch
-
-#: A board size, (width, height).
-Size = tuple[int, int]
 
 #: Where a network may run, in self-play and in the learner (`Evaluator`'s devices).
 DEVICES = ("auto", "cpu", "cuda")
@@ -72,18 +70,6 @@ def tally(ledger: dict[str, dict[str, Any]], node: str, host: str, games: int,
     line = ledger.setdefault(node, {"host": host, "games": 0, "positions": 0})
     line["games"] += games
     line["positions"] += positions
-
-
-def parse_size(text: str) -> Size:
-    """"9" or "9x9" -> (9, 9); "12x9" -> (12, 9) (width x height); ValueError otherwise."""
-    width, _, height = str(text).strip().lower().partition("x")
-    try:
-        size = int(width), int(height or width)
-    except ValueError:
-        raise ValueError(f"bad board size {text!r}; write it as 9 or 9x9") from None
-    if min(size) < 1:
-        raise ValueError(f"bad board size {text!r}")
-    return size
 
 
 @dataclass(frozen=True)
