@@ -46,7 +46,7 @@ SETTLED_DESCENTS = 4
 MEMORY_HEADROOM = 0.9
 
 
-class PolicyValueNet(Protocol):
+class PolicyValueEvaluator(Protocol):
     """What the search needs from an evaluator (`engine.evaluator.Evaluator` is one)."""
 
     def run(self, x: np.ndarray, layout: GraphLayout,
@@ -187,8 +187,8 @@ def choose_move(result: SearchResult, temperature: float, rng: np.random.Generat
 class MCTS:
     """A reusable search tree bound to one evaluator."""
 
-    def __init__(self, evaluator: PolicyValueNet, options: SearchOptions | None = None, *,
-                 now: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, evaluator: PolicyValueEvaluator, options: SearchOptions | None = None,
+                 *, now: Callable[[], float] = time.monotonic) -> None:
         self.evaluator = evaluator
         #: The time source of the search's limits (a fake clock in tests).
         self._now = now

@@ -17,7 +17,7 @@ import numpy as np
 
 from saz.engine.games.base import Game
 from saz.engine.graph import layout
-from saz.engine.search.mcts import PolicyValueNet
+from saz.engine.search.mcts import PolicyValueEvaluator
 
 
 #: A position's key: its Zobrist hash, and what the hash does not see but the rules do (whether
@@ -33,7 +33,7 @@ def _key(game: Game) -> Key:
 class RecursiveMCTS:
     """alpha-zero-general's MCTS over a saz `Game` and a saz evaluator."""
 
-    def __init__(self, evaluator: PolicyValueNet, c_puct: float = 1.5) -> None:
+    def __init__(self, evaluator: PolicyValueEvaluator, c_puct: float = 1.5) -> None:
         self.evaluator = evaluator
         self.c_puct = c_puct
         self.Qsa: dict[tuple[Key, int], float] = {}

@@ -23,7 +23,7 @@ import numpy as np
 from saz.engine.games import BLACK, DRAW, WHITE, Game, new_game
 from saz.engine.games.grid import parse_sizes
 from saz.engine.players import PLAYERS, Player, make_player
-from saz.engine.search.mcts import PolicyValueNet
+from saz.engine.search.mcts import PolicyValueEvaluator
 from saz.engine.search.options import SearchOptions
 from saz.tools.train.lockstep import Lockstep, TreeSearch
 
@@ -33,7 +33,7 @@ class NetworkPlayer:
     """A network searched to a fixed visit count; plays the most visited move."""
 
     name: str
-    evaluator: PolicyValueNet
+    evaluator: PolicyValueEvaluator
     visits: int
     options: SearchOptions = field(default_factory=SearchOptions)
 

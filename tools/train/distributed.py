@@ -37,10 +37,10 @@ from typing import Any
 
 from saz.engine.model_card import card_path
 from saz.tools.train.selfplay import (
-    GameRecord,
     SelfPlayBatch,
     SelfPlayConfig,
     SelfPlayError,
+    SelfPlayRecord,
     SelfPlayWorker,
     WorkerStats,
     open_network,
@@ -69,7 +69,7 @@ class SelfPlayActor:
         self._folder = tempfile.mkdtemp(prefix="saz-actor-")
 
     def chunk(self, generation: int, model: list[Any], threshold: float | None
-              ) -> tuple[list[GameRecord], WorkerStats]:
+              ) -> tuple[list[SelfPlayRecord], WorkerStats]:
         """Play until at least one game finishes (or CHUNK_SECONDS pass) with generation
         `generation`'s network (`model[0]`, an object ref of its ONNX file's and its card's
         bytes, fetched only when the generation changes); the finished games and what was done."""
@@ -86,7 +86,7 @@ class SelfPlayActor:
             self.generation = generation
         self.worker.resign_threshold = threshold
         stats, start = WorkerStats(), time.perf_counter()
-        finished: list[GameRecord] = []
+        finished: list[SelfPlayRecord] = []
         while not finished and time.perf_counter() - start < CHUNK_SECONDS:
             finished.extend(self.worker.step(stats))
         stats.seconds = time.perf_counter() - start
@@ -176,7 +176,7 @@ class RaySelfPlayPool:
 
     # -- SelfPlayPool's interface -------------------------------------------------------------
     def play(self, model_path: Path, games: int, resign_threshold: float | None,
-             on_game: Callable[[GameRecord], None] | None = None) -> SelfPlayBatch:
+             on_game: Callable[[SelfPlayRecord], None] | None = None) -> SelfPlayBatch:
         """At least `games` finished games with the network at `model_path`, from every actor
         of the cluster (those finishing in the calls still out when the count is reached are
         kept too); `on_game` is called as each arrives."""
@@ -186,7 +186,7 @@ class RaySelfPlayPool:
         # In a list, so that Ray passes the reference and an actor fetches it only when new.
         model = [ray.put((model_path.read_bytes(), card_path(model_path).read_bytes()))]
         start = time.perf_counter()
-        records: list[GameRecord] = []
+        records: list[SelfPlayRecord] = []
         stats = WorkerStats()
         by_node: dict[str, dict[str, Any]] = {}
         out: dict[Any, str] = {}  # call -> actor id

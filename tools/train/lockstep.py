@@ -23,7 +23,7 @@ import numpy as np
 from saz.engine.games.base import Game
 from saz.engine.graph import GraphLayout
 from saz.engine.search.evalcache import EvalCache, Lookup
-from saz.engine.search.mcts import MCTS, PolicyValueNet, SearchResult, crop
+from saz.engine.search.mcts import MCTS, PolicyValueEvaluator, SearchResult, crop
 from saz.engine.search.options import SearchOptions
 
 
@@ -36,7 +36,8 @@ class TreeSearch:
 
     __slots__ = ("_decided", "mcts", "visits")
 
-    def __init__(self, evaluator: PolicyValueNet, options: SearchOptions, visits: int) -> None:
+    def __init__(self, evaluator: PolicyValueEvaluator, options: SearchOptions,
+                 visits: int) -> None:
         if visits < 1:
             raise ValueError(f"a search needs at least one visit, got {visits}")
         self.mcts = MCTS(evaluator, options)
@@ -72,7 +73,7 @@ class Lockstep:
     cache_bytes: int = 32 << 20
     _buffers: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, repr=False)
     #: id(network) -> (the network, its cache); the network is held so that its id stays its own.
-    _caches: dict[int, tuple[PolicyValueNet, EvalCache]] = field(default_factory=dict,
+    _caches: dict[int, tuple[PolicyValueEvaluator, EvalCache]] = field(default_factory=dict,
                                                                  repr=False)
 
     def __post_init__(self) -> None:
@@ -117,7 +118,7 @@ class Lockstep:
             mcts.absorb(*lookup.merge(cache, *outputs))
         return sum(len(leaves) for _, leaves, _ in sent)
 
-    def _cache(self, evaluator: PolicyValueNet) -> EvalCache | None:
+    def _cache(self, evaluator: PolicyValueEvaluator) -> EvalCache | None:
         """The evaluation cache of `evaluator`'s answers; None when caching is off."""
         if not self.cache_bytes:
             return None

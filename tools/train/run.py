@@ -77,10 +77,10 @@ from saz.tools.train.torch_evaluator import weights_path
 from saz.tools.train.positions import PositionBatch
 from saz.tools.train.replay import ReplayBuffer
 from saz.tools.train.selfplay import (
-    GameRecord,
     Resignation,
     SelfPlayBatch,
     SelfPlayPool,
+    SelfPlayRecord,
     tally,
 )
 from saz.tools.train.config import CONFIGS_DIR, PREVIOUS, ConfigError, TrainConfig
@@ -554,7 +554,7 @@ class Trainer:
             tmp.replace(dst)
 
 
-def _group_by_size(records: Sequence[GameRecord]) -> list[PositionBatch]:
+def _group_by_size(records: Sequence[SelfPlayRecord]) -> list[PositionBatch]:
     by_size: dict[tuple[int, int], list[PositionBatch]] = {}
     for record in records:
         by_size.setdefault(record.positions.size, []).append(record.positions)

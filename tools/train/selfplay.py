@@ -2,8 +2,8 @@
 
 Each worker process keeps `games_in_flight` games going, one `TreeSearch` per game, and steps all
 their searches together (`lockstep.Lockstep`): one onnxruntime call per board size per step. A
-finished game goes to the trainer as a `GameRecord` (its positions packed, see `positions.py`) and
-a new game, on a board size drawn from the configured mix, takes its place.
+finished game goes to the trainer as a `SelfPlayRecord` (its positions packed, see `positions.py`)
+and a new game, on a board size drawn from the configured mix, takes its place.
 
 The recipe is AlphaZero's:
 
@@ -51,7 +51,7 @@ import numpy as np
 
 from saz.engine.games import DRAW, GAME_NAMES, Game, new_game
 from saz.engine.games.grid import Size, parse_size
-from saz.engine.search.mcts import PolicyValueNet, choose_move, prune_policy_target
+from saz.engine.search.mcts import PolicyValueEvaluator, choose_move, prune_policy_target
 from saz.engine.search.options import SearchOptions
 from saz.tools.train.child import let_go, parent_alive, receive
 from saz.tools.train.lockstep import Lockstep, TreeSearch
@@ -189,7 +189,7 @@ class SelfPlayConfig:
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class SelfPlayRecord:
     """One finished self-play game."""
 
     positions: PositionBatch
@@ -294,7 +294,7 @@ class SelfPlayGame:
             self.winner = self.game.stopped_winner()
             self.capped = True
 
-    def record(self) -> GameRecord:
+    def record(self) -> SelfPlayRecord:
         """The finished game's positions and outcome."""
         if self.winner is None:
             raise RuntimeError("the game is not finished")
@@ -313,7 +313,7 @@ class SelfPlayGame:
             score = colors.astype(np.float32) * np.float32(g.score())
         positions = PositionBatch.pack(g.width, g.height, x, policy, colors * self.winner,
                                        ownership, score)
-        return GameRecord(positions, len(g.moves), self.winner, self.resigned, self._checks(),
+        return SelfPlayRecord(positions, len(g.moves), self.winner, self.resigned, self._checks(),
                           self.capped)
 
     def _checks(self) -> tuple[tuple[float, float], ...]:
@@ -415,12 +415,12 @@ class SelfPlayWorker:
         self.config = config
         self.rng = np.random.default_rng(seed)
         self.lockstep = config.lockstep()
-        self.evaluator: PolicyValueNet | None = None
+        self.evaluator: PolicyValueEvaluator | None = None
         self.on_gpu = False
         self.resign_threshold: float | None = None
         self.games: list[SelfPlayGame] = []
 
-    def load(self, evaluator: PolicyValueNet, resign_threshold: float | None) -> None:
+    def load(self, evaluator: PolicyValueEvaluator, resign_threshold: float | None) -> None:
         """Play on with `evaluator` (the newest network): games in flight keep their moves and
         start fresh trees."""
         self.evaluator = evaluator
@@ -446,12 +446,12 @@ class SelfPlayWorker:
         threshold = None if check else self.resign_threshold
         return SelfPlayGame(game, self._search(), self.config, self.rng, threshold)
 
-    def step(self, stats: WorkerStats) -> list[GameRecord]:
+    def step(self, stats: WorkerStats) -> list[SelfPlayRecord]:
         """Advance every game by one lockstep round, counting into `stats`; returns the games
         that finished (new ones took their places)."""
         if self.evaluator is None:
             raise RuntimeError("load() a network before step()")
-        finished: list[GameRecord] = []
+        finished: list[SelfPlayRecord] = []
         waiting: list[TreeSearch] = []
         for i, game in enumerate(self.games):
             before = game.positions
@@ -515,7 +515,7 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
         let_go(results)  # a killed trainer left games unread: exit all the same
 
 
-def open_network(model_path: str | Path, config: SelfPlayConfig) -> PolicyValueNet:
+def open_network(model_path: str | Path, config: SelfPlayConfig) -> PolicyValueEvaluator:
     """The network a worker plays with, on `config.device` through `config.runtime`."""
     if config.runtime == "torch":
         from saz.tools.train.torch_evaluator import TorchEvaluator
@@ -535,7 +535,7 @@ class SelfPlayError(RuntimeError):
 class SelfPlayBatch:
     """The games of one generation and how fast they came."""
 
-    records: list[GameRecord]
+    records: list[SelfPlayRecord]
     #: What the workers did over `wall_seconds`: during the call, or, when they play while the
     #: learner trains, in the turn this call ended (begun in the previous call, and over once
     #: the next generation's games were played or this call came, whichever was first).
@@ -577,7 +577,7 @@ class SelfPlayPool:
         self._playing = False
 
     def play(self, model_path: Path, games: int, resign_threshold: float | None,
-             on_game: Callable[[GameRecord], None] | None = None) -> SelfPlayBatch:
+             on_game: Callable[[SelfPlayRecord], None] | None = None) -> SelfPlayBatch:
         """At least `games` finished games with the network at `model_path` (those finishing
         while the workers pause are kept too, and with `play_while_learning` those finished since
         the last call, played with the network before); `on_game` is called as each arrives.
@@ -587,7 +587,7 @@ class SelfPlayPool:
         owed = len(self._procs) if self._playing else 0
         for commands in self._commands:
             commands.put(("play", str(model_path), resign_threshold))
-        records: list[GameRecord] = []
+        records: list[SelfPlayRecord] = []
         stats = WorkerStats()
         pausing = False
         while True:

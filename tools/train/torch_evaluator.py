@@ -29,7 +29,7 @@ def weights_path(model_path: str | Path) -> Path:
 
 class TorchEvaluator:
     """`Evaluator.run` of one generation's network in torch, on `device` ("cpu", "cuda", or
-    "auto": the GPU when torch sees one). Satisfies the search's `PolicyValueNet`."""
+    "auto": the GPU when torch sees one). Satisfies the search's `PolicyValueEvaluator`."""
 
     def __init__(self, model_path: str | Path, *, device: str = "auto", threads: int = 1) -> None:
         if device == "auto":
