@@ -20,12 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from saz.engine.games import GAMES, Game
 from saz.engine.games.base import BLACK, WHITE
 
-#: SGF game types (GM) of the games the engine plays.
-GAME_TYPES: dict[int, str] = {1: "go", 2: "othello", 4: "gomoku"}
-#: The board side SGF assumes without SZ, per game type.
-DEFAULT_SIZES: dict[int, int] = {1: 19, 2: 8, 4: 15}
+#: The games the engine plays by their SGF game type (`Game.sgf_game_type`).
+_GAME_TYPES: dict[int, type[Game]] = {cls.sgf_game_type: cls for cls in GAMES.values()}
 _COLORS = {"B": BLACK, "W": WHITE}
 
 
@@ -100,13 +99,14 @@ def parse_sgf(text: str) -> SgfGame:
     raw = _main_line(text)
     root = raw[0]
     game_type = _number(root, "GM", 1)
-    if game_type not in GAME_TYPES:
+    game = _GAME_TYPES.get(game_type)
+    if game is None:
         raise SgfError(f"GM[{game_type}] is not a game this engine plays")
-    width, height = _size(root, DEFAULT_SIZES[game_type])
+    width, height = _size(root, game.default_size)
     komi = root.get("KM")
     handicap = _number(root, "HA", 0)
     nodes = tuple(_node(props, width, height) for props in raw)
-    return SgfGame(GAME_TYPES[game_type], width, height,
+    return SgfGame(game.name, width, height,
                    _real(komi[0], "KM") if komi else None, handicap, nodes,
                    player_black=_text(root, "PB"), player_white=_text(root, "PW"),
                    game_comment=_text(root, "GC"), result=_text(root, "RE"),
