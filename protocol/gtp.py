@@ -35,12 +35,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from saz.engine.engine import DEFAULT_SIZES, Engine, EngineConfig
-from saz.engine.games import GAME_NAMES, GameError
+from saz.engine.engine import Engine, EngineConfig
+from saz.engine.games import GAME_NAMES, GAMES, GameError, game_class
 from saz.engine.players import PLAYERS
 from saz.engine.search.options import add_search_arguments, search_options
 from saz.protocol.gtp_commands import Command, GtpEngine, GtpError, Streamed
-from saz.protocol.vertex import CONVENTIONS
+from saz.protocol.vertex import vertex_convention
 
 log = logging.getLogger("saz.gtp")
 
@@ -233,7 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="keep searching on the opponent's time")
     parser.add_argument("--size", type=int, metavar="N",
                         help="the starting board size (default: " + ", ".join(
-                            f"{game} {size}" for game, size in DEFAULT_SIZES.items()) + ")")
+                            f"{name} {cls.default_size}" for name, cls in GAMES.items()) + ")")
     parser.add_argument("--rule", choices=("freestyle", "exact-five", "renju"),
                         help="Gomoku's rule (default freestyle); renju forbids Black double "
                              "threes, double fours and overlines")
@@ -282,7 +282,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: Iterable[str] | None = Non
         parser.error("--time-per-move must be positive")
     if args.resign_threshold is not None and not 0 < args.resign_threshold < 1:
         parser.error("--resign-threshold must be a winrate between 0 and 1")
-    if args.rule is not None and args.game != "gomoku":
+    if args.rule is not None and "rule" not in game_class(args.game).rule_options:
         parser.error("--rule is Gomoku's (Go's rules come from komi and kgs-rules)")
     rules = {} if args.rule is None else {"rule": args.rule}
     engine = Engine(EngineConfig(game=args.game, model=args.model, device=args.device, rules=rules,
@@ -292,7 +292,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: Iterable[str] | None = Non
                                  search=replace(search_options(parser, args), seed=args.seed)))
     if args.size is not None:
         try:
-            if not CONVENTIONS[args.game].fits(args.size, args.size):
+            if not vertex_convention(args.game).fits(args.size, args.size):
                 raise GameError(f"GTP cannot name the points of a {args.size}x{args.size} board")
             engine.new_game(args.size)
         except GameError as exc:
