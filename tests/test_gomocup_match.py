@@ -24,7 +24,7 @@ from saz.engine.games import BLACK, DRAW, WHITE
 from saz.engine.games.gomoku import Gomoku
 from saz.tools.match.adapters import EngineSpec, GameSetup
 from saz.tools.match.referee import GameRecord, Reason, play_game
-from saz.tools.match.time_control import TimeControl
+from saz.tools.match.time_control import MatchTimeControl
 
 
 def play_match(model: Path, size: int, turn_ms: int, match_ms: int,
@@ -33,7 +33,7 @@ def play_match(model: Path, size: int, turn_ms: int, match_ms: int,
     first gets the position by BOARD, as Gomocup managers start games from openings."""
     brain = [sys.executable, "-m", "saz.protocol.gomocup", "--model", str(model)]
     setup = GameSetup("gomoku", size, size,
-                      TimeControl(base=match_ms / 1000, per_move=turn_ms / 1000))
+                      MatchTimeControl(base=match_ms / 1000, per_move=turn_ms / 1000))
     points = [Gomoku(size).point(x, y) for x, y in opening]
     return play_game(setup, EngineSpec("black", tuple(brain)), EngineSpec("white", tuple(brain)),
                      points, margin=0.0)

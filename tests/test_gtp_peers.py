@@ -20,12 +20,12 @@ from saz.protocol.sgf_writer import format_sgf
 from saz.protocol.vertex import vertices_for
 from saz.tools.match.adapters import EngineSpec, GameSetup, resolve_program
 from saz.tools.match.referee import GameRecord, Reason, play_game
-from saz.tools.match.time_control import TimeControl
+from saz.tools.match.time_control import MatchTimeControl
 
 SAZ_GTP = [sys.executable, "-m", "saz.engine.cli", "gtp"]
 #: Two seconds a move (Canadian: one stone per period), one second of slack for the pipes and
 #: process scheduling on a loaded machine.
-TWO_SECONDS = TimeControl(per_move=2.0)
+TWO_SECONDS = MatchTimeControl(per_move=2.0)
 SLACK = 1.0
 
 

@@ -30,13 +30,13 @@ from saz.tools.match.match import (
     schedule,
 )
 from saz.tools.match.referee import Reason, play_game
-from saz.tools.match.time_control import Clock, TimeControl, TimeControlError
+from saz.tools.match.time_control import Clock, MatchTimeControl, MatchTimeControlError
 
 FAKES = Path(__file__).parent / "fakes"
 SAZ = [sys.executable, "-m", "saz.engine.cli"]
-GO5 = GameSetup("go", 5, 5, TimeControl.parse("move=5"), {"komi": 0.5})
-OTHELLO4 = GameSetup("othello", 4, 4, TimeControl.parse("move=5"))
-GOMOKU5 = GameSetup("gomoku", 5, 5, TimeControl.parse("move=5"))
+GO5 = GameSetup("go", 5, 5, MatchTimeControl.parse("move=5"), {"komi": 0.5})
+OTHELLO4 = GameSetup("othello", 4, 4, MatchTimeControl.parse("move=5"))
+GOMOKU5 = GameSetup("gomoku", 5, 5, MatchTimeControl.parse("move=5"))
 #: A full 5x5 board without five in a row, Black's 13 points and White's 12 (x,y).
 DRAWN_BLACK = ["0,0", "1,0", "4,0", "2,1", "3,1", "0,2", "1,2", "4,2", "2,3", "3,3", "0,4", "3,4", "4,4"]
 DRAWN_WHITE = ["2,0", "3,0", "0,1", "1,1", "4,1", "2,2", "3,2", "0,3", "1,3", "4,3", "1,4", "2,4"]
@@ -145,12 +145,12 @@ def test_sprt_rejects_bad_hypotheses(args) -> None:
 
 # -- time controls ----------------------------------------------------------------------------------
 @pytest.mark.parametrize(("text", "control", "gtp", "gomocup"), [
-    ("5+0.1", TimeControl(5, 0.1), "time_settings 5 0 0", (5000, 5000)),
-    ("move=2", TimeControl(per_move=2), "time_settings 0 2 1", (2000, 0)),
-    ("60+0,move=1", TimeControl(60, 0, 1), "time_settings 60 0 0", (1000, 60000)),
+    ("5+0.1", MatchTimeControl(5, 0.1), "time_settings 5 0 0", (5000, 5000)),
+    ("move=2", MatchTimeControl(per_move=2), "time_settings 0 2 1", (2000, 0)),
+    ("60+0,move=1", MatchTimeControl(60, 0, 1), "time_settings 60 0 0", (1000, 60000)),
 ])
 def test_time_controls_parse_and_announce(text, control, gtp, gomocup) -> None:
-    parsed = TimeControl.parse(text)
+    parsed = MatchTimeControl.parse(text)
     assert parsed == control and str(parsed) == text
     assert parsed.gtp_settings() == gtp
     limits = parsed.gomocup_limits()
@@ -160,12 +160,12 @@ def test_time_controls_parse_and_announce(text, control, gtp, gomocup) -> None:
 @pytest.mark.parametrize("text", ["5", "move=0", "0+1", "-1+0", "5+x", "move=1,move=2", "",
                                   "inf+0"])
 def test_bad_time_controls_are_rejected(text: str) -> None:
-    with pytest.raises(TimeControlError):
-        TimeControl.parse(text)
+    with pytest.raises(MatchTimeControlError):
+        MatchTimeControl.parse(text)
 
 
 def test_a_fischer_clock_adds_the_increment_and_forgives_the_margin() -> None:
-    clock = Clock(TimeControl(2, 0.5), margin=0.25)
+    clock = Clock(MatchTimeControl(2, 0.5), margin=0.25)
     assert clock.deadline == 2.25 and clock.report() == (2, 0)
     assert clock.charge(1.5)
     assert clock.remaining == pytest.approx(1.0)  # 2 - 1.5 + 0.5
@@ -176,14 +176,14 @@ def test_a_fischer_clock_adds_the_increment_and_forgives_the_margin() -> None:
 
 
 def test_a_per_move_clock_never_carries_time_over() -> None:
-    clock = Clock(TimeControl(per_move=1), margin=0.5)
+    clock = Clock(MatchTimeControl(per_move=1), margin=0.5)
     assert clock.charge(0.1) and clock.deadline == 1.5 and clock.report() == (1, 1)
     assert clock.charge(1.4)
     assert not clock.charge(1.6)
 
 
 def test_both_limits_at_once() -> None:
-    clock = Clock(TimeControl(1, 0, per_move=0.4), margin=0.0)
+    clock = Clock(MatchTimeControl(1, 0, per_move=0.4), margin=0.0)
     assert clock.deadline == 0.4
     assert clock.charge_setup(0.3)
     assert clock.charge(0.4) and clock.deadline == pytest.approx(0.3)
@@ -281,7 +281,7 @@ def test_a_crash_mid_game_loses_it_and_the_other_engine_is_told_nothing_more(
 
 
 def test_a_hang_loses_on_time_and_the_engine_is_killed() -> None:
-    setup = GameSetup("go", 5, 5, TimeControl.parse("move=0.2"), {"komi": 0.5})
+    setup = GameSetup("go", 5, 5, MatchTimeControl.parse("move=0.2"), {"komi": 0.5})
     game = play_game(setup, gtp_fake("b", "C3"), gtp_fake("w", "!hang"), margin=0.1)
     assert (game.result, game.reason, game.winner) == ("B+T", Reason.TIME, BLACK)
     assert "within 0.3 s" in game.detail
@@ -289,7 +289,7 @@ def test_a_hang_loses_on_time_and_the_engine_is_killed() -> None:
 
 
 def test_a_slow_move_within_the_margin_stands() -> None:
-    setup = GameSetup("go", 5, 5, TimeControl.parse("move=0.1"), {"komi": 0.5})
+    setup = GameSetup("go", 5, 5, MatchTimeControl.parse("move=0.1"), {"komi": 0.5})
     game = play_game(setup, gtp_fake("b", "!sleep=0.3:C3", "pass"), gtp_fake("w", "pass"),
                      margin=3.0)
     assert (game.reason, game.result) == (Reason.SCORE, "B+24.5")
@@ -297,7 +297,7 @@ def test_a_slow_move_within_the_margin_stands() -> None:
 
 
 def test_the_gtp_engines_get_the_settings_and_the_clock(tmp_path: Path) -> None:
-    setup = GameSetup("go", 5, 5, TimeControl.parse("10+1"), {"komi": 0.5})
+    setup = GameSetup("go", 5, 5, MatchTimeControl.parse("10+1"), {"komi": 0.5})
     log = tmp_path / "black.log"
     play_game(setup, gtp_fake("b", "C3", "pass", log=log), gtp_fake("w", "pass", "pass"))
     lines = logged(log)
@@ -398,7 +398,7 @@ def test_a_full_gomoku_board_without_five_is_a_draw() -> None:
 def test_a_gomoku_opening_reaches_both_brains_by_board(tmp_path: Path) -> None:
     """Each brain first sees the game as a BOARD (own stones 1, the opponent's 2, in the order
     played), then TURN; with a match clock, `INFO time_left` comes before every move."""
-    setup = GameSetup("gomoku", 5, 5, TimeControl.parse("30+0,move=5"))
+    setup = GameSetup("gomoku", 5, 5, MatchTimeControl.parse("30+0,move=5"))
     opening = [new_game("gomoku", 5).point(x, y) for x, y in ((2, 2), (0, 0), (3, 3))]
     black_log, white_log = tmp_path / "black.log", tmp_path / "white.log"
     game = play_game(setup, brain_fake("b", "4,4", log=black_log),
@@ -430,7 +430,7 @@ def test_gomocup_failures_lose_the_game(answer: str, reason: Reason, words: str)
 
 
 def test_a_hanging_brain_loses_on_time() -> None:
-    setup = GameSetup("gomoku", 5, 5, TimeControl.parse("move=0.2"))
+    setup = GameSetup("gomoku", 5, 5, MatchTimeControl.parse("move=0.2"))
     game = play_game(setup, brain_fake("b", "!hang"), brain_fake("w"), margin=0.1)
     assert (game.result, game.reason) == ("W+T", Reason.TIME)
 
@@ -450,7 +450,7 @@ def test_each_opening_is_played_with_both_colours() -> None:
 
 
 def test_random_openings_are_seeded_legal_and_pass_free() -> None:
-    setup = GameSetup("go", 9, 9, TimeControl.parse("move=1"))
+    setup = GameSetup("go", 9, 9, MatchTimeControl.parse("move=1"))
     openings = random_openings(setup, 6, 3, seed=7)
     assert openings == random_openings(setup, 6, 3, seed=7)
     assert openings != random_openings(setup, 6, 3, seed=8)
@@ -539,7 +539,7 @@ def test_openings_alternate_colours_through_the_match(tmp_path: Path) -> None:
     records = [parse_sgf((out / g["sgf"]).read_text()) for g in summary["games"]]
     assert {r.rules for r in records} == {"Tromp-Taylor"}
     openings = [tuple(n.move.move for n in r.nodes if n.move)[:2] for r in records]
-    setup = GameSetup("go", 5, 5, TimeControl.parse("move=10"), {"komi": 7.5})
+    setup = GameSetup("go", 5, 5, MatchTimeControl.parse("move=10"), {"komi": 7.5})
     expected = random_openings(setup, 2, 2, seed=3)
     assert openings == [expected[0], expected[0], expected[1], expected[1]]
     for game, record in zip(summary["games"], records):  # the records replay to the result

@@ -35,7 +35,7 @@ from saz.protocol import gomocup_client, gtp_client
 from saz.protocol.gomocup_client import PbrainClient, ReplyKind
 from saz.protocol.gtp_client import GtpClient
 from saz.protocol.vertex import GtpValueError, vertices_for
-from saz.tools.match.time_control import Clock, TimeControl
+from saz.tools.match.time_control import Clock, MatchTimeControl
 
 #: How long an engine may take to start and take the game's settings, and to take a move it is
 #: told (neither is charged to its clock).
@@ -114,7 +114,7 @@ class GameSetup:
     game: str
     width: int
     height: int
-    time_control: TimeControl
+    time_control: MatchTimeControl
     #: The rules keywords of `new_game` (Go: komi; Gomoku: rule).
     rules: dict[str, Any] = field(default_factory=dict)
 

@@ -57,7 +57,7 @@ from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused
 from saz.tools.match.elo import Record, Sprt, Verdict, estimate
 from saz.tools.match.referee import GameRecord, new_position, play_game
 from saz.tools.match.strength import SUMMARY_FILE, StrengthError, load_card, read_record, record_rows
-from saz.tools.match.time_control import TimeControl, TimeControlError
+from saz.tools.match.time_control import MatchTimeControl, MatchTimeControlError
 
 class MatchError(Exception):
     """A match that cannot be played as asked (exit status 2)."""
@@ -423,7 +423,7 @@ def config_from_args(args: argparse.Namespace, command: str | None = None) -> Ma
     width, height = args.size or (DEFAULT_SIZES[args.game],) * 2
     rules: dict[str, Any] = {"go": {"komi": args.komi}, "gomoku": {"rule": args.rule},
                              "othello": {}}[args.game]
-    setup = GameSetup(args.game, width, height, TimeControl.parse(args.tc), rules)
+    setup = GameSetup(args.game, width, height, MatchTimeControl.parse(args.tc), rules)
     try:
         new_position(setup)
         if setup.protocol == "gtp":
@@ -466,7 +466,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
             if config.out is None:
                 raise MatchError("--card needs --out: the card's row names the match record")
             load_card(args.card, config.setup.game)  # a bad card is refused before any game
-    except (MatchError, TimeControlError, ValueError) as exc:  # ModelCardError is one too
+    except (MatchError, MatchTimeControlError, ValueError) as exc:  # ModelCardError is one too
         parser.error(str(exc))
     lock = threading.Lock()
 

@@ -25,12 +25,12 @@ import math
 from dataclasses import dataclass
 
 
-class TimeControlError(ValueError):
+class MatchTimeControlError(ValueError):
     """Text that is not a time control `saz match` knows."""
 
 
 @dataclass(frozen=True)
-class TimeControl:
+class MatchTimeControl:
     """A game clock (`base` + `increment`, Fischer), a limit per move (`per_move`), or both."""
 
     #: Seconds for the whole game; 0: no game clock (only the limit per move).
@@ -42,14 +42,14 @@ class TimeControl:
     def __post_init__(self) -> None:
         numbers = (self.base, self.increment, self.per_move or 0.0)
         if not all(math.isfinite(n) and n >= 0 for n in numbers):
-            raise TimeControlError(f"times are finite and not negative: {self!r}")
+            raise MatchTimeControlError(f"times are finite and not negative: {self!r}")
         if self.per_move is not None and self.per_move <= 0:
-            raise TimeControlError("a time per move is a positive number of seconds")
+            raise MatchTimeControlError("a time per move is a positive number of seconds")
         if self.base <= 0 and (self.per_move is None or self.increment):
-            raise TimeControlError("a game clock needs a positive base time")
+            raise MatchTimeControlError("a game clock needs a positive base time")
 
     @classmethod
-    def parse(cls, text: str) -> TimeControl:
+    def parse(cls, text: str) -> MatchTimeControl:
         """`BASE+INC`, `move=S` or `BASE+INC,move=S` (see the module docstring)."""
         parts = text.strip().lower().replace(" ", "").split(",")
         limits = [part.removeprefix("move=") for part in parts if part.startswith("move=")]
@@ -62,9 +62,9 @@ class TimeControl:
                 raise ValueError
             return cls(float(base), float(increment), float(limits[0]) if limits else None)
         except ValueError as exc:
-            if isinstance(exc, TimeControlError):
+            if isinstance(exc, MatchTimeControlError):
                 raise
-            raise TimeControlError(f"{text!r} is not a time control: use BASE+INC seconds "
+            raise MatchTimeControlError(f"{text!r} is not a time control: use BASE+INC seconds "
                                    "(e.g. 5+0.1), move=SECONDS (e.g. move=2), or both "
                                    "(5+0,move=0.2)") from None
 
@@ -103,9 +103,9 @@ def _ms(seconds: float) -> int:
 class Clock:
     """One side's clock in one game."""
 
-    def __init__(self, control: TimeControl, margin: float) -> None:
+    def __init__(self, control: MatchTimeControl, margin: float) -> None:
         if not margin >= 0:
-            raise TimeControlError(f"the margin is a number of seconds, not {margin}")
+            raise MatchTimeControlError(f"the margin is a number of seconds, not {margin}")
         self.control = control
         self.margin = margin
         #: The game clock's time left (infinite without a game clock).
@@ -154,4 +154,4 @@ class Clock:
         return True
 
 
-__all__ = ["Clock", "TimeControl", "TimeControlError"]
+__all__ = ["Clock", "MatchTimeControl", "MatchTimeControlError"]

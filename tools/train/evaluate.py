@@ -42,7 +42,7 @@ from saz.engine.games.grid import parse_size
 from saz.tools.match import match as match_cli
 from saz.tools.match.adapters import EngineSpec, GameSetup
 from saz.tools.match.strength import SUMMARY_FILE
-from saz.tools.match.time_control import TimeControl, TimeControlError
+from saz.tools.match.time_control import MatchTimeControl, MatchTimeControlError
 
 #: Where a run keeps its anchor matches, and the table built from them.
 EVALUATION_DIR = "evaluation"
@@ -176,7 +176,7 @@ def _saz_program() -> str:
 def match_argv(run: Run, plan: Plan, generation: int, anchor: Anchor,
                size: tuple[int, int]) -> list[str]:
     """The `saz match` arguments of one evaluation match."""
-    protocol = GameSetup(run.game, *size, TimeControl.parse(plan.time_control)).protocol
+    protocol = GameSetup(run.game, *size, MatchTimeControl.parse(plan.time_control)).protocol
     engine = [_saz_program(), protocol, *(["--game", run.game] if protocol == "gtp" else []),
               "--model", str(run.model_of(generation)), "--visits", str(plan.visits),
               "--threads", "1"]
@@ -311,8 +311,8 @@ def _plan(args: argparse.Namespace) -> Plan:
         if value < 1:
             raise EvaluateError(f"{name} must be at least 1")
     try:
-        TimeControl.parse(args.tc)
-    except TimeControlError as exc:
+        MatchTimeControl.parse(args.tc)
+    except MatchTimeControlError as exc:
         raise EvaluateError(str(exc)) from None
     return Plan(tuple(dict.fromkeys(args.size)), anchors, args.games, args.tc, args.visits,
                 args.random_plies, args.seed, args.concurrency)
