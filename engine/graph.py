@@ -6,7 +6,7 @@ the extra node's edges to and from every point. Node features come from the game
 from the side to move's view.
 
 Besides the edge list (what torch-geometric trains on) each size carries the scatter-free tables
-the exported network runs on (see DESIGN.md, "The model contract"):
+the exported network runs on (docs/ARCHITECTURE.md, "The network and the model contract"):
 
 * `nbr [num_points, 5]` int64: the in-neighbours of each point (its orthogonal neighbours and the
   extra node), padded with `num_nodes`, an index that reads an all-zero row appended by the model;

@@ -73,6 +73,8 @@ from saz.engine.search.options import add_search_arguments, search_options
 
 log = logging.getLogger("saz.gomocup")
 
+#: The protocol's name as games give it (`Game.engine_protocol`): the brain plays those games.
+PROTOCOL = "gomocup"
 #: How often a search looks whether END or STOP has arrived (seconds). The input thread also
 #: stops a running search directly; this catches a command that lands as a search is starting.
 WATCH_INTERVAL = 0.1
@@ -278,7 +280,7 @@ class GomocupBrain:
 
     def __init__(self, engine: Engine, write: Callable[[str], None], *,
                  about: About | None = None) -> None:
-        if not isinstance(engine.game, Gomoku):
+        if engine.game.engine_protocol != PROTOCOL:
             raise ValueError(f"the Gomocup protocol plays gomoku, not {engine.game_name}")
         self.engine = engine
         self.about = about
@@ -667,14 +669,9 @@ class GomocupBrain:
         milliseconds = _whole(key, value, minimum=None, digits=MAX_INFO_DIGITS)
         self.engine.clock.update_gomocup(key, str(milliseconds))
 
-    def _gomoku(self) -> Gomoku:
-        game = self.engine.game
-        assert isinstance(game, Gomoku)  # the session is made for Gomoku only
-        return game
-
     def _set_rule(self, key: str, value: str) -> None:
         flags = _whole("the rule", value)
-        current = self._gomoku().rules.name
+        current = self.engine.game.rules_text
         unsupported = [name for bit, name in _RULE_BITS.items() if flags & bit and
                        bit not in (EXACT_FIVE_BIT, RENJU_BIT)]
         if flags >= 2 * max(_RULE_BITS):
@@ -816,7 +813,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         replies.write(line + "\n")
         replies.flush()
 
-    config = EngineConfig(game="gomoku", model=args.model, device=args.device,
+    config = EngineConfig(game=Gomoku.name, model=args.model, device=args.device,
                           threads=args.threads, visits=args.visits, ponder=args.ponder,
                           player=args.player, search=search_options(parser, args))
     engine = Engine(config, clock=TimeManager(Gomocup(), started_at=started_at))

@@ -1,7 +1,7 @@
 // The one game interface of the compiled core: what the search tree, perft and the Python `Game`
 // layer need from a position. Each game (othello.cpp, gomoku.cpp, go.cpp) implements it.
 //
-// Conventions (the same as the Python layer, DESIGN.md): a move is a point index y * width + x,
+// Conventions (the Python layer's, docs/ARCHITECTURE.md): a move is a point index y * width + x,
 // and width * height is the pass (Go; Othello's forced pass), which is also the graph's extra
 // node. Colours are BLACK = 1 and WHITE = -1. `play` then `undo` restores the position exactly,
 // side to move and hash included, so a caller may walk a line and back on one object.

@@ -19,8 +19,8 @@ board). They are trained for what they teach the shared layers, and the engine s
   sizes (a `batch` vector says which graph each node belongs to).
 * `PolicyValueNetExport` is its export twin: the same parameters computed on a batch of positions
   of one board size, `x [B, N, F]`, aggregating neighbours through the layout's padded neighbour
-  table and hub row with Gather/MatMul only. Scatter ops would export either slow or wrong (see
-  DESIGN.md, "The model contract"), so the exported graph has none.
+  table and hub row with Gather/MatMul only. Scatter ops would export either slow or wrong
+  (docs/ARCHITECTURE.md, "The network and the model contract"), so the exported graph has none.
 
 Both accept a node mask (the subgraph sampling of the paper): a masked-out node sends no messages,
 takes no part in the policy softmax (its log-probability is `MASKED_LOG_PROB`) and is left out of
