@@ -4,7 +4,7 @@ The file runs every board size and batch size (dynamic B and N, one size per cal
 scatter-free twin (`PolicyValueNetExport`) exported with torch's dynamo exporter at opset 18: the
 TorchScript exporter (opset 17) is deprecated in torch 2.13, and dynamo's optimiser folds batch
 normalisation into the linear layers. Exporting costs 3 to 8 s (8 layers: 5.6-7.9 s with the
-parity check, docs/TRAINING.md), once per trained generation.
+parity check), once per trained generation.
 
 Nothing half-checked ships: the model is written beside its destination, opened through the
 engine's own `Evaluator` (card and all) and compared with the torch-geometric network at two board
@@ -50,7 +50,7 @@ from saz.tools.train.model import NetConfig, PolicyValueNet, PolicyValueNetExpor
 #: (1 + |torch|): absolute for outputs within [-1, 1] (values, ownership), relative for larger
 #: ones. Float32 reassociation errs in proportion to the magnitude: a trained Go network's
 #: log-policies reach -45 on the random check positions and differ there by ~1e-4 absolute
-#: (generation 334 of docs/experiments/go-run failed an absolute bound), ~1e-5 relative. A
+#: (a generation of the Go run failed an absolute bound), ~1e-5 relative. A
 #: broken export errs by 1e-2 and more.
 TOLERANCE = 1e-4
 #: The board sizes the export is checked at: one square, one rectangular, neither the tracing
@@ -162,12 +162,11 @@ class BackgroundExport:
 
     With `selfplay.runtime = "torch"` the workers play from the torch weights the trainer writes
     beside each generation's ONNX file, so the export (5.6-7.9 s a generation on the lent GPU
-    machine's cores, a third of a generation there, during which the GPU idled: TRAINING.md,
-    "Self-play on the GPU, measured") need not hold the next generation back. The trainer hands
+    machine's cores, a third of a generation there, during which the GPU idled) need not hold
+    the next generation back. The trainer hands
     it here and waits for it only when something reads the file: the next export, an evaluation,
     the end of the session. A failure is raised by that wait, naming its generation. On the lent
-    H200 this made 1.6 times the games a second (TRAINING.md, "The export off the trainer's
-    turn")."""
+    H200 this made 1.6 times the games a second."""
 
     def __init__(self) -> None:
         self._process: BaseProcess | None = None  # started by the first export

@@ -8,7 +8,7 @@ so their self-play ran on the CPU cores while the GPU sat idle between learner s
 twin (`PolicyValueNetExport`, the computation the ONNX file holds) on the weights the trainer
 writes beside each generation's ONNX file (`weights_path`). Only the trainer uses it; the engine
 never imports torch. On a lent H200, 15 workers with it made 24 times the 2-core development
-machine's games (docs/TRAINING.md, "Self-play on the GPU, measured").
+machine's games.
 """
 from __future__ import annotations
 
