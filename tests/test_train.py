@@ -21,7 +21,7 @@ from saz.engine.players import GreedyPlayer, RandomPlayer
 from saz.tools.train.arena import NetworkPlayer, play_match
 from saz.tools.train.lockstep import Lockstep
 from saz.tools.train.positions import PackError, PositionBatch
-from saz.tools.train.replay import ReplayBuffer
+from saz.tools.train.replay_buffer import ReplayBuffer
 from saz.tools.train.selfplay import Resignation, SelfPlayConfig, SelfPlayWorker, WorkerStats
 from saz.tools.train.config import CONFIGS_DIR, ConfigError, TrainConfig
 

@@ -75,7 +75,7 @@ from saz.tools.train.metrics import MetricsLog, columns_for, eval_column, plies_
 from saz.tools.train.model import NetConfig, PolicyValueNet, deepen, widen_inputs
 from saz.tools.train.torch_evaluator import weights_path
 from saz.tools.train.positions import PositionBatch
-from saz.tools.train.replay import ReplayBuffer
+from saz.tools.train.replay_buffer import ReplayBuffer
 from saz.tools.train.selfplay import (
     Resignation,
     SelfPlayBatch,
