@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from saz.engine.games import Game, GameError, new_game
+from saz.engine.games import Game, GameError, game_class, new_game
 from saz.engine.players import PlayerSearch, make_player
 from saz.engine.search.clock import (
     FixedTimePerMove,
@@ -36,8 +36,6 @@ from saz.engine.search.mcts import MCTS, SearchLimits, SearchResult
 from saz.engine.search.options import SearchOptions
 from saz.engine.search.ownership import Estimate, OwnershipEstimator
 
-#: The board each game starts on until a front-end asks for another.
-DEFAULT_SIZES = {"go": 19, "gomoku": 15, "othello": 8}
 #: Visits per move when nothing else limits a move (no clock, no --visits).
 DEFAULT_VISITS = 800
 #: Visits of the search that reads a finished game's dead stones (`final_ownership`): enough
@@ -75,7 +73,8 @@ class Engine:
         self.config = config
         self.game_name = config.game
         self.rules: dict[str, Any] = dict(config.rules)
-        self.game: Game = new_game(self.game_name, DEFAULT_SIZES[self.game_name], **self.rules)
+        self.game: Game = new_game(self.game_name, game_class(self.game_name).default_size,
+                                   **self.rules)
         self.clock = clock or TimeManager(self._default_control())
         self._searches: dict[str, MCTS | PlayerSearch] = {}
         self._estimators: dict[str, OwnershipEstimator | None] = {}
@@ -89,7 +88,7 @@ class Engine:
                  **rules: Any) -> None:
         """Switch to another game (GTP `set_game`), on its default or the given size."""
         self.halt()
-        size = width or DEFAULT_SIZES.get(name, 0)
+        size = width or game_class(name).default_size
         game = new_game(name, size, height, **rules)  # raises before anything changes
         self.game_name, self.rules, self.game = name, dict(rules), game
 

@@ -18,14 +18,14 @@ and KataGo do: no pass is invented for the other side, and `undo` takes back exa
 **The end of a game** is the controller's decision: after two passes in Go, `play` and `genmove`
 go on (a dispute, a cleanup phase), as GNU Go, KataGo, Sabaki and GoGui do.
 
-**Games.** Go, Othello and Gomoku (`set_game`, as Quarry and gtp-rhino speak it). Go-only
-commands (handicap, `final_status_list`) fail in the other games; `komi` is accepted and ignored
-there, since every controller sends it. GoGui plays any game through its rules-engine commands
-(`gogui-rules_*`), which answer for every game.
+**Games.** Go, Othello and Gomoku (`set_game`, as Quarry and gtp-rhino speak it); what the
+commands say of a game (its title, how its points are named, which of GoGui's commands it offers)
+is on its class. The Go-only commands (handicap, rules, `final_status_list`) are `gtp_go.py`'s
+and fail in the other games; `komi` is accepted and ignored there, since every controller sends
+it. GoGui plays any game through its rules-engine commands (`gogui-rules_*`).
 """
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -37,6 +37,7 @@ import numpy as np
 from saz.engine.engine import Engine
 from saz.engine.games import (
     GAME_NAMES,
+    GAMES,
     Game,
     GameError,
     UnsupportedSizeError,
@@ -44,7 +45,7 @@ from saz.engine.games import (
 )
 from saz.engine.games import new_game as make_game
 from saz.engine.games.base import BLACK, COLOR_NAMES, DRAW, EMPTY, WHITE
-from saz.engine.games.go import Go
+from saz.engine.games.capabilities import AreaScored
 from saz.engine.search.clock import (
     TimeControlError,
     from_gtp_time_settings,
@@ -60,13 +61,28 @@ from saz.protocol.gtp_analysis import (
     parse_analysis,
     sabaki_info,
 )
+from saz.protocol.gtp_errors import (
+    BAD_VERTEX_LIST,
+    CANNOT_LOAD,
+    CANNOT_SCORE,
+    CANNOT_UNDO,
+    ILLEGAL_MOVE,
+    UNACCEPTABLE_SIZE,
+    UNKNOWN_COMMAND,
+    GtpError,
+    check_arguments,
+    check_empty,
+    parse_integer,
+    syntax_error,
+)
+from saz.protocol.gtp_go import GoCommands
 from saz.protocol.sgf import SgfError, SgfGame, parse_sgf
 from saz.protocol.sgf_writer import SgfInfo, format_sgf, sgf_result
 from saz.protocol.vertex import (
-    CONVENTIONS,
     GtpValueError,
     Vertices,
     parse_color,
+    vertex_convention,
     vertices_for,
 )
 
@@ -74,18 +90,6 @@ log = logging.getLogger("saz.gtp")
 
 PROTOCOL_VERSION = 2
 ENGINE_NAME = "saz"
-
-# The specification's error texts.
-SYNTAX_ERROR = "syntax error"
-UNKNOWN_COMMAND = "unknown command"
-ILLEGAL_MOVE = "illegal move"
-UNACCEPTABLE_SIZE = "unacceptable size"
-CANNOT_UNDO = "cannot undo"
-BOARD_NOT_EMPTY = "board not empty"
-INVALID_STONES = "invalid number of stones"
-BAD_VERTEX_LIST = "bad vertex list"
-CANNOT_LOAD = "cannot load file"
-CANNOT_SCORE = "cannot score"
 
 #: GoGui's analyze menu: `type/label/command` (GoGui's manual, "Analyze Commands").
 GOGUI_ANALYZE_COMMANDS = (
@@ -98,17 +102,7 @@ GOGUI_ANALYZE_COMMANDS = (
 )
 #: The largest SGF file `loadsgf` reads (a long game record is a few hundred kilobytes).
 MAX_SGF_BYTES = 16 << 20
-#: The names `list_games` gives (as Quarry and gtp-rhino spell them); `set_game` takes any case.
-GAME_TITLES = {"go": "Go", "gomoku": "Gomoku", "othello": "Othello"}
 _STONES = {BLACK: "X", WHITE: "O", EMPTY: "."}
-
-
-class GtpError(Exception):
-    """A command failed: the text is the error message of the `?` reply."""
-
-
-def syntax_error(detail: object) -> GtpError:
-    return GtpError(f"{SYNTAX_ERROR}: {detail}")
 
 
 Emit = Callable[[str], None]
@@ -151,6 +145,7 @@ class GtpEngine:
         self.resign_threshold = resign_threshold
         #: Set by `quit`: the session ends after its reply.
         self.quitting = False
+        go = GoCommands(self)
         self.commands: dict[str, Handler] = {
             "protocol_version": self.protocol_version,
             "name": self.name,
@@ -168,14 +163,14 @@ class GtpEngine:
             "restricted_genmove": self.restricted_genmove,
             "kgs-genmove_cleanup": self.genmove_cleanup,
             "undo": self.undo,
-            "fixed_handicap": self.fixed_handicap,
-            "place_free_handicap": self.place_free_handicap,
-            "set_free_handicap": self.set_free_handicap,
+            "fixed_handicap": go.fixed_handicap,
+            "place_free_handicap": go.place_free_handicap,
+            "set_free_handicap": go.set_free_handicap,
             "time_settings": self.time_settings,
             "kgs-time_settings": self.kgs_time_settings,
             "time_left": self.time_left,
             "final_score": self.final_score,
-            "final_status_list": self.final_status_list,
+            "final_status_list": go.final_status_list,
             "loadsgf": self.loadsgf,
             "showboard": self.showboard,
             "list_games": self.list_games,
@@ -202,10 +197,10 @@ class GtpEngine:
             "gogui-setup_player": self.gogui_setup_player,
             "cputime": self.cputime,
             "printsgf": self.printsgf,
-            "get_komi": self.get_komi,
-            "kgs-rules": self.kgs_rules,
-            "kata-get-rules": self.kata_get_rules,
-            "kata-set-rules": self.kata_set_rules,
+            "get_komi": go.get_komi,
+            "kgs-rules": go.kgs_rules,
+            "kata-get-rules": go.kata_get_rules,
+            "kata-set-rules": go.kata_set_rules,
             "clear_cache": self.clear_cache,
         }
 
@@ -222,7 +217,7 @@ class GtpEngine:
 
     def offers(self, name: str) -> bool:
         """Whether the command `name` exists in the current game (`list_commands`)."""
-        return name in self.commands and name not in NOT_OFFERED.get(self.engine.game_name, ())
+        return name in self.commands and name not in _not_offered(self.game)
 
     def execute(self, command: Command) -> str | Streamed:
         """Run one command; GtpError when it fails (the position is then unchanged)."""
@@ -281,7 +276,7 @@ class GtpEngine:
             return "unknown"
 
     def known_command(self, args: tuple[str, ...]) -> str:
-        _arguments(args, 1, "known_command COMMAND")
+        check_arguments(args, 1, "known_command COMMAND")
         return "true" if self.offers(args[0]) else "false"
 
     def list_commands(self, args: tuple[str, ...]) -> str:
@@ -303,14 +298,14 @@ class GtpEngine:
 
     # -- setting up -------------------------------------------------------------------------------
     def boardsize(self, args: tuple[str, ...]) -> str:
-        _arguments(args, 1, "boardsize SIZE")
-        size = _integer(args[0], "board size")
+        check_arguments(args, 1, "boardsize SIZE")
+        size = parse_integer(args[0], "board size")
         self._new_board(size, size)
         return ""
 
     def rectangular_boardsize(self, args: tuple[str, ...]) -> str:
-        _arguments(args, 2, "rectangular_boardsize WIDTH HEIGHT")
-        self._new_board(_integer(args[0], "width"), _integer(args[1], "height"))
+        check_arguments(args, 2, "rectangular_boardsize WIDTH HEIGHT")
+        self._new_board(parse_integer(args[0], "width"), parse_integer(args[1], "height"))
         return ""
 
     def _new_board(self, width: int, height: int) -> None:
@@ -325,60 +320,13 @@ class GtpEngine:
         self.engine.new_game()
         return ""
 
-    def get_komi(self, args: tuple[str, ...]) -> str:
-        """GNU Go's: the komi of the game (Go only: the other games have none)."""
-        return f"{self._go('get_komi').rules.komi:g}"
-
-    def kgs_rules(self, args: tuple[str, ...]) -> str:
-        """KGS's `kgs-rules chinese|aga|new_zealand|japanese`: the rule sets that score by area
-        are played as saz's area rules (`AREA_RULE_SETS`); Japanese scores territory, which saz
-        does not."""
-        _arguments(args, 1, "kgs-rules RULES")
-        self._area_rules(args[0].lower().replace("_", "-"))
-        return ""
-
-    def kata_get_rules(self, args: tuple[str, ...]) -> str:
-        """KataGo's: the rules saz plays, as KataGo describes rules (JSON)."""
-        self._go("kata-get-rules")
-        return json.dumps(KATA_RULES, separators=(",", ":"))
-
-    def kata_set_rules(self, args: tuple[str, ...]) -> str:
-        """KataGo's `kata-set-rules NAME|JSON`: accepted for rules that score by area, which
-        saz plays as its own (`kata-get-rules` shows them); territory scoring is refused."""
-        if not args:
-            raise syntax_error("usage: kata-set-rules RULES (a name or KataGo's JSON)")
-        text = " ".join(args)
-        if text.startswith("{"):
-            try:
-                rules = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise syntax_error(f"rules are not JSON: {exc.msg}") from None
-            if not isinstance(rules, dict):
-                raise syntax_error("rules JSON must be an object")
-            scoring = str(rules.get("scoring", "AREA")).upper()
-            self._area_rules("area" if scoring == "AREA" else scoring.lower())
-        else:
-            self._area_rules(text.lower())
-        return ""
-
-    def _area_rules(self, name: str) -> None:
-        """Accept the rule set `name` if saz plays it (area scoring), else GtpError."""
-        self._go("rules")
-        if name in TERRITORY_RULE_SETS:
-            raise GtpError(f"{name} rules score territory; saz plays area scoring only "
-                           f"(Tromp-Taylor without suicide, positional superko)")
-        if name not in AREA_RULE_SETS:
-            raise GtpError(f"unknown rules {name!r}; saz plays area scoring: "
-                           f"{', '.join(sorted(AREA_RULE_SETS))}")
-        log.info("rules %s: played with area scoring, positional superko, no suicide", name)
-
     def komi(self, args: tuple[str, ...]) -> str:
-        _arguments(args, 1, "komi KOMI")
+        check_arguments(args, 1, "komi KOMI")
         try:
             komi = float(args[0])
         except ValueError:
             raise syntax_error(f"komi {args[0]!r} is not a number") from None
-        if isinstance(self.game, Go):  # the other games have no komi: accepted, ignored
+        if "komi" in self.game.rule_options:  # the other games have none: accepted, ignored
             try:
                 self.engine.set_rules(komi=komi)
             except GameError as exc:
@@ -386,53 +334,14 @@ class GtpEngine:
         return ""
 
     def list_games(self, args: tuple[str, ...]) -> str:
-        return "\n".join(GAME_TITLES[name] for name in GAME_NAMES)
+        return "\n".join(cls.title for cls in GAMES.values())
 
     def set_game(self, args: tuple[str, ...]) -> str:
-        _arguments(args, 1, "set_game GAME")
+        check_arguments(args, 1, "set_game GAME")
         name = args[0].lower()
         if name not in GAME_NAMES:
             raise GtpError("unsupported game")
         self.engine.set_game(name)
-        return ""
-
-    # -- handicap (Go) ----------------------------------------------------------------------------
-    def fixed_handicap(self, args: tuple[str, ...]) -> str:
-        stones = self._handicap_count(args, "fixed_handicap STONES")
-        game = self._go("fixed_handicap").copy()
-        try:
-            points = game.place_fixed_handicap(stones)
-        except GameError:
-            raise GtpError(INVALID_STONES) from None
-        self._adopt(game)
-        return " ".join(map(self._format, points))
-
-    def place_free_handicap(self, args: tuple[str, ...]) -> str:
-        stones = self._handicap_count(args, "place_free_handicap STONES")
-        game = self._go("place_free_handicap").copy()
-        if not 2 <= stones < game.num_points:
-            raise GtpError(INVALID_STONES)
-        points = free_handicap_points(game.width, game.height, stones)
-        game.place_free_handicap(points)
-        self._adopt(game)
-        return " ".join(map(self._format, points))
-
-    def set_free_handicap(self, args: tuple[str, ...]) -> str:
-        go = self._go("set_free_handicap")
-        if not _is_empty(go):
-            raise GtpError(BOARD_NOT_EMPTY)
-        try:
-            points = [self.vertices.parse(text) for text in args]
-        except GtpValueError:
-            raise GtpError(BAD_VERTEX_LIST) from None
-        game = go.copy()
-        if game.pass_move in points:
-            raise GtpError(BAD_VERTEX_LIST)
-        try:
-            game.place_free_handicap(points)
-        except GameError:
-            raise GtpError(BAD_VERTEX_LIST) from None
-        self._adopt(game)
         return ""
 
     def gogui_setup(self, args: tuple[str, ...]) -> str:
@@ -442,8 +351,7 @@ class GtpEngine:
         `gogui-setup_player` says otherwise. A chain without liberties is refused."""
         if len(args) % 2:
             raise syntax_error("usage: gogui-setup COLOR VERTEX [COLOR VERTEX ...]")
-        if not _is_empty(self.game):
-            raise GtpError(BOARD_NOT_EMPTY)
+        check_empty(self.game)
         board = np.array(self.game.board)
         for color_text, vertex in zip(args[::2], args[1::2]):
             point = self._vertex(vertex)
@@ -459,24 +367,9 @@ class GtpEngine:
 
     def gogui_setup_player(self, args: tuple[str, ...]) -> str:
         """GoGui's: the colour to move in a set-up position (any position, in fact)."""
-        _arguments(args, 1, "gogui-setup_player COLOR")
+        check_arguments(args, 1, "gogui-setup_player COLOR")
         self.engine.set_to_move(_color(args[0]))
         return ""
-
-    def _handicap_count(self, args: tuple[str, ...], usage: str) -> int:
-        self._go(usage.split()[0])
-        _arguments(args, 1, usage)
-        stones = _integer(args[0], "number of stones")
-        if not _is_empty(self.game):
-            raise GtpError(BOARD_NOT_EMPTY)
-        return stones
-
-    def _go(self, command: str) -> Go:
-        """The game, which `command` needs to be Go (handicap, komi, Go's rules and scoring)."""
-        game = self.game
-        if not isinstance(game, Go):
-            raise GtpError(f"{command} is a Go command; the game is {game.name}")
-        return game
 
     def _adopt(self, game: Game) -> None:
         """Make a position set up on a copy the engine's."""
@@ -484,7 +377,7 @@ class GtpEngine:
 
     # -- moves ------------------------------------------------------------------------------------
     def play(self, args: tuple[str, ...]) -> str:
-        _arguments(args, 2, "play COLOR VERTEX")
+        check_arguments(args, 2, "play COLOR VERTEX")
         color = _color(args[0])
         move = self._vertex(args[1])
         self._play_as(color, move)
@@ -498,17 +391,17 @@ class GtpEngine:
             raise GtpError(ILLEGAL_MOVE) from None
 
     def genmove(self, args: tuple[str, ...]) -> str:
-        _arguments(args, 1, "genmove COLOR")
+        check_arguments(args, 1, "genmove COLOR")
         return self._vertex_or_resign(self._generate(_color(args[0])))
 
     def genmove_cleanup(self, args: tuple[str, ...]) -> str:
         """KGS's cleanup phase: a genmove that passes only when nothing else is legal."""
-        _arguments(args, 1, "kgs-genmove_cleanup COLOR")
+        check_arguments(args, 1, "kgs-genmove_cleanup COLOR")
         return self._vertex_or_resign(self._generate(_color(args[0]), cleanup=True))
 
     def reg_genmove(self, args: tuple[str, ...]) -> str:
         """The move genmove would choose, not played (regression tests)."""
-        _arguments(args, 1, "reg_genmove COLOR")
+        check_arguments(args, 1, "reg_genmove COLOR")
         return self._vertex_or_resign(self._generate(_color(args[0]), play=False))
 
     def restricted_genmove(self, args: tuple[str, ...]) -> str:
@@ -575,7 +468,7 @@ class GtpEngine:
 
     # -- time -------------------------------------------------------------------------------------
     def time_settings(self, args: tuple[str, ...]) -> str:
-        _arguments(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
+        check_arguments(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
         try:
             self.engine.set_time_control(from_gtp_time_settings(*args))
         except TimeControlError as exc:
@@ -604,7 +497,7 @@ class GtpEngine:
         """Our clock, as the controller sees it. Controllers report the colour about to move
         before its genmove; a report for the other colour is not about our clock (we think for
         whichever colour is to move), so it is checked and set aside."""
-        _arguments(args, 3, "time_left COLOR TIME STONES")
+        check_arguments(args, 3, "time_left COLOR TIME STONES")
         color = _color(args[0])
         try:
             seconds, stones = float(args[1]), int(args[2])
@@ -620,46 +513,26 @@ class GtpEngine:
 
     # -- the end of the game ----------------------------------------------------------------------
     def final_score(self, args: tuple[str, ...]) -> str:
-        """Go: the area score (komi included) once the dead stones are off the board
-        (`final_status_list dead`); all stones count where the network has no ownership head.
-        Othello: the disc difference. Gomoku has a winner, not a score (see
-        gogui-rules_final_result)."""
-        game = self.game
-        score = game.score_without(self._dead_stones()) if isinstance(game, Go) else game.score()
+        """The game's count at its end (`Game.final_score`). Go: the area score (komi included)
+        once the dead stones are off the board (`final_status_list dead`); all stones count
+        where the network has no ownership head. Othello: the disc difference. Gomoku has a
+        winner, not a score (see gogui-rules_final_result)."""
+        score = self.game.final_score(self.final_ownership)
         if score is None:
             raise GtpError(CANNOT_SCORE)
         if score == 0:
             return "0"
         return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
 
-    def final_status_list(self, args: tuple[str, ...]) -> str:
-        """Go: the stones of a status, one per line. Dead stones are the chains the network's
-        ownership (along a short search's PV, `Engine.final_ownership`) gives to the other
-        colour; every other stone is alive. Seki is not told apart (empty). Without an
-        ownership head every stone is alive, as Tromp-Taylor counts them."""
-        self._go("final_status_list")
-        _arguments(args, 1, "final_status_list alive|dead|seki")
-        status = args[0].lower()
-        if status not in ("alive", "dead", "seki"):
-            raise syntax_error(f"unknown status {args[0]!r}")
-        if status == "seki":
-            return ""
-        dead = set(self._dead_stones())
-        stones = [int(p) for p in np.flatnonzero(self.game.board)]
-        chosen = [p for p in stones if (p in dead) == (status == "dead")]
-        return "\n".join(self._format(p) for p in chosen)
-
-    def _dead_stones(self) -> list[int]:
-        """The Go stones the network judges dead: none without an ownership head, or when no
-        network loads (the count of the board as it stands needs none; the log says why)."""
-        game = self.game
-        assert isinstance(game, Go)
+    def final_ownership(self) -> np.ndarray | None:
+        """Who owns each point at the end by the network's judgement (`Engine.final_ownership`),
+        to find the dead stones: None without an ownership head, or when no network loads (the
+        count of the board as it stands needs none; the log says why)."""
         try:
-            ownership = self.engine.final_ownership()
+            return self.engine.final_ownership()
         except (GameError, ValueError) as exc:  # ModelError is a ValueError
             log.warning("scoring every stone as alive: %s", exc)
-            return []
-        return [] if ownership is None else game.dead_stones(ownership)
+            return None
 
     # -- SGF --------------------------------------------------------------------------------------
     def printsgf(self, args: tuple[str, ...]) -> str:
@@ -685,7 +558,7 @@ class GtpEngine:
     def loadsgf(self, args: tuple[str, ...]) -> str:
         if not 1 <= len(args) <= 2:
             raise syntax_error("usage: loadsgf FILE [MOVE_NUMBER]")
-        until = _integer(args[1], "move number") if len(args) == 2 else None
+        until = parse_integer(args[1], "move number") if len(args) == 2 else None
         if until is not None and until < 1:
             raise syntax_error(f"move number {until} must be >= 1")
         try:
@@ -693,8 +566,8 @@ class GtpEngine:
             game = self._replay(record, until)
         except (OSError, SgfError, GameError) as exc:
             raise GtpError(f"{CANNOT_LOAD}: {exc}") from None
-        if isinstance(game, Go):
-            self.engine.set_rules(komi=game.rules.komi)
+        if isinstance(game, AreaScored):
+            self.engine.set_rules(komi=game.komi)
         self._adopt(game)
         return ""
 
@@ -737,7 +610,7 @@ class GtpEngine:
         status = f"{COLOR_NAMES[game.to_move]} to move"
         if game.is_over():
             status = f"game over: {_result_word(game)}"
-        if isinstance(game, Go):
+        if isinstance(game, AreaScored):
             status += f"; captures: black {game.captures(BLACK)}, white {game.captures(WHITE)}"
         lines.append(status)
         return "\n".join(lines)
@@ -851,7 +724,7 @@ class GtpEngine:
 
     def rules_game_id(self, args: tuple[str, ...]) -> str:
         """The game's name as GoGui wants it: a capital, then lower case (`Go`, `Othello`)."""
-        return GAME_TITLES[self.engine.game_name]
+        return self.game.title
 
     def rules_board_size(self, args: tuple[str, ...]) -> str:
         game = self.game
@@ -885,62 +758,15 @@ class GtpEngine:
 
 
 # -- rules of the protocol ------------------------------------------------------------------------
-#: Commands a game does not offer. GoGui adopts the answer to `gogui-rules_board_size` as its
-#: board size when it attaches a program, which is right for its rules engines but not for Go,
-#: whose size is the user's choice (GNU Go and KataGo have no such command). `gogui-rules_setup`
-#: tells GoGui that stones of either colour may be set up by playing them: not in Othello, where
-#: every disc must turn others over.
-NOT_OFFERED: dict[str, frozenset[str]] = {
-    "go": frozenset({"gogui-rules_board_size", "gogui-rules_setup"}),
-    "othello": frozenset({"gogui-rules_setup"}),
-}
-#: Rule sets a controller may name (KGS's `kgs-rules`, KataGo's presets) that score by area:
-#: saz plays them as its own area rules (positional superko, no suicide, no handicap bonus).
-AREA_RULE_SETS = frozenset({
-    "area", "chinese", "chinese-ogs", "chinese-kgs", "tromp-taylor", "aga", "new-zealand",
-    "stone-scoring", "bga",
-})
-#: Rule sets that score territory, which saz cannot.
-TERRITORY_RULE_SETS = frozenset({"japanese", "korean", "territory"})
-#: What `kata-get-rules` reports: saz's Go rules in KataGo's terms.
-KATA_RULES = {"friendlyPassOk": False, "hasButton": False, "ko": "POSITIONAL",
-              "scoring": "AREA", "suicide": False, "tax": "NONE", "whiteHandicapBonus": "0"}
-
-
-def free_handicap_points(width: int, height: int, stones: int) -> list[int]:
-    """Where `place_free_handicap` puts `stones` black stones: the fixed handicap points as far
-    as the board has them (GTP's own choice), then one by one the point farthest (in king moves)
-    from every stone placed, preferring points off the edge up to the handicap line and then
-    the top-left."""
-    from saz.engine.games.go import fixed_handicap_points
-
-    points: list[int] = []
-    if width == height:
-        for count in range(min(stones, 9), 1, -1):
-            try:
-                points = fixed_handicap_points(width, count)
-                break
-            except GameError:
-                continue
-    xs, ys = np.arange(width * height) % width, np.arange(width * height) // width
-    handicap_line = 3 if min(width, height) >= 13 else 2
-    line = np.minimum(np.minimum(xs, ys), np.minimum(width - 1 - xs, height - 1 - ys))
-    preference = np.minimum(line, handicap_line)
-    distance = np.full(width * height, width + height)
-
-    def place(p: int) -> None:
-        nonlocal distance
-        distance = np.minimum(distance, np.maximum(abs(xs - xs[p]), abs(ys - ys[p])))
-
-    for p in points:
-        place(p)
-    while len(points) < stones:
-        # Distance first, then preference (< handicap_line + 1); argmax takes the lowest index
-        # among ties. A placed point has distance 0 and so loses to every free one.
-        p = int(np.argmax(distance * (handicap_line + 1) + preference))
-        points.append(p)
-        place(p)
-    return points
+def _not_offered(game: Game) -> frozenset[str]:
+    """The commands `game` does not offer. GoGui adopts the answer to `gogui-rules_board_size`
+    as its board size when it attaches a program, which is right for its rules engines but not
+    for a game whose controllers know the rules (Go: the size is the user's choice; GNU Go and
+    KataGo have no such command). `gogui-rules_setup` tells GoGui that stones of either colour
+    may be set up by playing them: not in Othello, where every disc must turn others over."""
+    if game.controllers_know_rules:
+        return frozenset({"gogui-rules_board_size", "gogui-rules_setup"})
+    return frozenset() if game.setup_by_play else frozenset({"gogui-rules_setup"})
 
 
 def board_diagram(game: Game, vertices: Vertices) -> str:
@@ -1014,25 +840,9 @@ def _non_passes(game: Game) -> list[int] | None:
     return moves or None
 
 
-def _is_empty(game: Game) -> bool:
-    return not game.moves and not game.board.any()
-
-
 def _nameable(game: str, width: int, height: int) -> bool:
     """Whether GTP can name every point of such a board (Go letters stop at 25 columns)."""
-    return CONVENTIONS[game].fits(width, height)
-
-
-def _arguments(args: tuple[str, ...], count: int, usage: str) -> None:
-    if len(args) != count:
-        raise syntax_error(f"usage: {usage}")
-
-
-def _integer(text: str, name: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise syntax_error(f"{name} {text!r} is not an integer") from None
+    return vertex_convention(game).fits(width, height)
 
 
 def _color(text: str) -> int:

@@ -5,8 +5,8 @@
 One game tree without variations: the root holds the game information, then one node per move.
 What each game needs (https://www.red-bean.com/sgf/):
 
-* `GM` (1 Go, 2 Othello, 4 Gomoku; the reader's `GAME_TYPES`), `SZ` (`9`, or `12:9` as columns:rows
-  for a rectangle), `KM` for Go;
+* `GM` (1 Go, 2 Othello, 4 Gomoku: `Game.sgf_game_type`), `SZ` (`9`, or `12:9` as columns:rows
+  for a rectangle), `KM` for a game with komi (Go);
 * moves as two lower-case letters, column then row from the top-left (`aa`); boards wider or
   taller than 26 go on with `A..Z` (SGF's 52-point limit); the pass (Go, Othello's forced pass)
   is the empty value `B[]`, which FF[4] readers take on any board (the old `tt` is a point on
@@ -17,7 +17,7 @@ What each game needs (https://www.red-bean.com/sgf/):
 Text values escape `]` and `\\`. Each move is written with the colour that played it
 (`Game.colors`), a pass included. A game that did not start from its game's usual position (Go
 handicap or setup stones, a set-up Othello board) has that position as the root's `AB`/`AW`
-(and `HA` for a Go handicap); `PL` says who is to move where the moves do not (after the last
+(and `HA` for a handicap); `PL` says who is to move where the moves do not (after the last
 move, or at the root of a record without moves).
 `protocol/sgf.py` reads what this writes (a round-trip test keeps them in step).
 """
@@ -27,11 +27,8 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from saz.engine.games.base import BLACK, DRAW, WHITE, Game
-from saz.engine.games.go import Go
-from saz.protocol.sgf import GAME_TYPES
+from saz.engine.games.capabilities import AreaScored
 
-#: SGF game types by the engine's game names.
-GAME_NUMBERS: dict[str, int] = {name: number for number, name in GAME_TYPES.items()}
 _COLOR_LETTERS = {BLACK: "B", WHITE: "W"}
 #: SGF point letters: 0..25 are a..z, 26..51 are A..Z.
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -64,15 +61,13 @@ class SgfInfo:
 
 def format_sgf(game: Game, info: SgfInfo = SgfInfo()) -> str:
     """The record of `game` (played from its start position) with the root's `info`."""
-    if game.name not in GAME_NUMBERS:
-        raise ValueError(f"SGF has no game type for {game.name!r}")
     if max(game.width, game.height) > len(_LETTERS):
         raise ValueError(f"SGF cannot address a {game.width}x{game.height} board (at most 52)")
-    root = [("FF", "4"), ("CA", "UTF-8"), ("GM", str(GAME_NUMBERS[game.name])),
+    root = [("FF", "4"), ("CA", "UTF-8"), ("GM", str(game.sgf_game_type)),
             ("AP", info.application), ("SZ", _size(game.width, game.height))]
     board, first = game.start_position()
-    if isinstance(game, Go):  # komi and handicap are Go's SGF properties
-        root.append(("KM", f"{game.rules.komi:g}"))
+    if isinstance(game, AreaScored):  # komi and handicap are the SGF properties of Go's count
+        root.append(("KM", f"{game.komi:g}"))
         # Black stones alone with White to move are a handicap (SGF's HA; readers infer from it
         # who moves first when the record has no move yet).
         stones = int((board == BLACK).sum())
@@ -140,4 +135,4 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
 
 
-__all__ = ["GAME_NUMBERS", "SgfInfo", "format_sgf", "sgf_result"]
+__all__ = ["SgfInfo", "format_sgf", "sgf_result"]

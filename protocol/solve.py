@@ -20,13 +20,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from saz.engine.games import BLACK, GAME_NAMES, WHITE, Game, GameError, game_class
-from saz.engine.games.base import COLOR_NAMES, DEFAULT_SOLVE_NODES
+from saz.engine.games import BLACK, GAMES, WHITE, Game, GameError, game_class
+from saz.engine.games.base import COLOR_NAMES
+from saz.engine.games.capabilities import DEFAULT_SOLVE_NODES, Solvable
 from saz.engine.games.grid import parse_size
 from saz.protocol.vertex import GtpValueError, vertices_for
 
-#: The games that have a solver (`Game.solve` answers None for the others).
-SOLVABLE = tuple(name for name in GAME_NAMES if game_class(name).has_solver)
+#: The games that have a solver (`Solvable`).
+SOLVABLE = tuple(name for name, cls in GAMES.items() if issubclass(cls, Solvable))
 _COLORS = {"black": BLACK, "white": WHITE}
 
 
@@ -117,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InputError, GameError) as exc:
         print(f"saz solve: {exc}", file=sys.stderr)
         return 2
+    assert isinstance(game, Solvable)  # --game offers only the SOLVABLE games
     start = time.perf_counter()
     solution = game.solve(args.max_nodes, exact=not args.wdl)
     seconds = time.perf_counter() - start

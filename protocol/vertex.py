@@ -1,7 +1,8 @@
 """GTP's values for the board: vertices (the text a controller sends for a point) and colours.
 
 The engine numbers points `y * width + x` from the top-left (see `engine/games/grid.py`); GTP
-names them by a column letter and a row number, in one of two conventions:
+names them by a column letter and a row number, in the convention the game's class names
+(`Game.coordinates`):
 
 * **Go** (also Gomoku, which GoGui draws on a Go board): columns `A..Z` without `I` (so at most
   25), row 1 at the *bottom*. `D4` on 19x19 is x = 3, y = 15.
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar
 
-from saz.engine.games.base import BLACK, WHITE
+from saz.engine.games import game_class
+from saz.engine.games.base import BLACK, WHITE, Coordinates
 
 PASS = "pass"
 #: GTP colours, case-insensitive: `b`, `black`, `w`, `white`.
@@ -116,15 +118,18 @@ class TopLeftVertices(Vertices):
     rows_from_top = True
 
 
-#: The convention each game speaks over GTP.
-CONVENTIONS: dict[str, type[Vertices]] = {
-    "go": GoVertices,
-    "gomoku": GoVertices,
-    "othello": TopLeftVertices,
+_VERTICES: dict[Coordinates, type[Vertices]] = {
+    Coordinates.GO: GoVertices,
+    Coordinates.TOP_LEFT: TopLeftVertices,
 }
+
+
+def vertex_convention(game: str) -> type[Vertices]:
+    """The convention the game `game` (a registry name) speaks over GTP."""
+    return _VERTICES[game_class(game).coordinates]
 
 
 @lru_cache(maxsize=64)
 def vertices_for(game: str, width: int, height: int) -> Vertices:
     """The vertices of a game's board (cached: every command that names a point asks)."""
-    return CONVENTIONS[game](width, height)
+    return vertex_convention(game)(width, height)

@@ -40,12 +40,8 @@ from saz.protocol.gtp_client import (
     ProtocolError,
     parse_reply,
 )
-from saz.protocol.gtp_commands import (
-    Command,
-    GtpEngine,
-    GtpError,
-    free_handicap_points,
-)
+from saz.protocol.gtp_commands import Command, GtpEngine, GtpError
+from saz.protocol.gtp_go import free_handicap_points
 from saz.protocol.sgf import SgfError, SgfMove, parse_sgf
 from saz.protocol.vertex import GoVertices, GtpValueError, TopLeftVertices, parse_color
 

@@ -19,7 +19,7 @@ import pytest
 
 from saz.engine import _core
 from saz.engine.games import BLACK, WHITE, new_game
-from saz.engine.games.base import Solution
+from saz.engine.games.capabilities import Solution, Solvable
 from saz.engine.games.othello import Othello
 from saz.engine.search.mcts import MCTS, SearchLimits
 from saz.engine.search.options import SearchOptions, add_search_arguments, search_options
@@ -213,9 +213,10 @@ def test_an_interrupted_solve_leaves_no_wrong_bounds() -> None:
     assert solution is not None and solution.margin == truth
 
 
-def test_games_without_a_solver() -> None:
-    assert new_game("go", 5).solve() is None
-    assert new_game("gomoku", 7).solve() is None
+def test_only_othello_has_a_solver() -> None:
+    assert isinstance(Othello(4), Solvable)
+    assert not isinstance(new_game("go", 5), Solvable)
+    assert not isinstance(new_game("gomoku", 7), Solvable)
 
 
 # -- saz solve ------------------------------------------------------------------------------------

@@ -1,6 +1,13 @@
-"""Game rules behind one interface (`base.Game`): Go, Gomoku and Othello on any admissible size."""
+"""Game rules behind one interface (`base.Game`): Go, Gomoku and Othello on any admissible size.
+
+What a game is beyond the rules (its GTP title, SGF game type, default size, how GTP names its
+points) is on its class, and what only some games can do (an endgame solver, a threat search,
+Go's count by area) is an interface of `capabilities.py`: front-ends and tools ask the class or
+the interface, never the game's name.
+"""
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, Game
@@ -11,22 +18,23 @@ from saz.engine.games.errors import (
     UnsupportedRuleError,
     UnsupportedSizeError,
 )
+from saz.engine.games.go import Go
+from saz.engine.games.gomoku import Gomoku
+from saz.engine.games.othello import Othello
 
-GAME_NAMES = ("go", "gomoku", "othello")
+#: Every game by its registry name (`Game.name`), in the order protocols list them.
+GAMES: MappingProxyType[str, type[Game]] = MappingProxyType(
+    {cls.name: cls for cls in (Go, Gomoku, Othello)})
+GAME_NAMES = tuple(GAMES)
 
 
 def game_class(name: str) -> type[Game]:
     """The Game subclass registered under `name` ("go", "gomoku", "othello")."""
-    if name == "go":
-        from saz.engine.games.go import Go
-        return Go
-    if name == "gomoku":
-        from saz.engine.games.gomoku import Gomoku
-        return Gomoku
-    if name == "othello":
-        from saz.engine.games.othello import Othello
-        return Othello
-    raise UnsupportedRuleError(f"unknown game {name!r}; expected one of {', '.join(GAME_NAMES)}")
+    cls = GAMES.get(name)
+    if cls is None:
+        raise UnsupportedRuleError(
+            f"unknown game {name!r}; expected one of {', '.join(GAME_NAMES)}")
+    return cls
 
 
 def new_game(name: str, width: int, height: int | None = None, **rules: Any) -> Game:
@@ -35,6 +43,6 @@ def new_game(name: str, width: int, height: int | None = None, **rules: Any) -> 
 
 
 __all__ = [
-    "BLACK", "WHITE", "EMPTY", "DRAW", "Game", "GAME_NAMES", "game_class", "new_game",
+    "BLACK", "WHITE", "EMPTY", "DRAW", "Game", "GAMES", "GAME_NAMES", "game_class", "new_game",
     "GameError", "IllegalMoveError", "UndoError", "UnsupportedRuleError", "UnsupportedSizeError",
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 import operator
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
@@ -32,9 +32,6 @@ EMPTY = 0
 DRAW = 0
 
 COLOR_NAMES = {BLACK: "black", WHITE: "white"}
-
-#: `_core.Position.solve`'s status for a finished solve (position.hpp's Solution::SOLVED).
-_SOLVED = 2
 
 #: The moves the core's bindings take (32-bit); anything beyond is off the board.
 _INT32_MIN, _INT32_MAX = -2**31, 2**31 - 1
@@ -65,39 +62,18 @@ class Outcome:
     score: float | None = None
 
 
-@dataclass(frozen=True)
-class Solution:
-    """What an exact endgame solve (`Game.solve`) proved about a position under perfect play."""
+class Coordinates(enum.Enum):
+    """How text protocols (GTP) name a game's points: a column letter and a row number."""
 
-    #: A best move for the side to move: the pass move where it must pass, None when the game
-    #: is already over.
-    move: int | None
-    #: The final count under perfect play from the side to move's view: what `score()` would
-    #: give at the end, times `to_move` (Othello: its discs minus the opponent's). When `exact`
-    #: is False only the sign was proved, and this is -1, 0 or +1 (loss, draw, win).
-    margin: int
-    #: Whether `margin` is the exact count or only its sign.
-    exact: bool
-    #: Positions searched.
-    nodes: int
-
-    @property
-    def result(self) -> int:
-        """+1 if the side to move wins with perfect play, -1 if it loses, 0 for a draw."""
-        return (self.margin > 0) - (self.margin < 0)
+    #: Go's: columns A..Z without I (so at most 25), row 1 at the bottom. Gomoku's too: GoGui
+    #: draws it on a Go board.
+    GO = "go"
+    #: Othello's (gtp-rhino, Quarry): columns A..Z with I, row 1 at the top.
+    TOP_LEFT = "top-left"
 
 
-#: The node budget `Game.solve` uses unless told: about a second of search on a desktop core.
-DEFAULT_SOLVE_NODES = 10_000_000
-#: Positions a threat-space search (`Game.threat_win`) visits by default: a few milliseconds.
-DEFAULT_THREAT_NODES = 20_000
-
-
-def _budget(max_nodes: int) -> int:
-    max_nodes = operator.index(max_nodes)
-    if max_nodes < 1:
-        raise ValueError(f"max_nodes must be at least 1, got {max_nodes}")
-    return min(max_nodes, 2**63 - 1)
+#: How many plies a point a game may last before a referee or self-play stops it (`max_length`).
+_PLIES_PER_POINT = 4
 
 
 def _check_color(color: object) -> None:
@@ -148,10 +124,32 @@ class Game(ABC):
     #: referees play it for the side, and GTP does not send it (engines skip such a side
     #: themselves). Where False (Go), a pass is a move like any other.
     passes_implicitly: ClassVar[bool] = False
-    #: Whether `solve()` can answer (the game has an exact endgame solver in the core).
-    has_solver: ClassVar[bool] = False
-    #: Whether `threat_win` and `threat_defences` search (Gomoku's threat-space search).
-    has_threat_search: ClassVar[bool] = False
+
+    # -- how programs and files name the game ---------------------------------------------------
+    #: The name GTP gives the game (`list_games`, `set_game`, `gogui-rules_game_id`), as Quarry
+    #: and gtp-rhino spell it: a capital, then lower case.
+    title: ClassVar[str]
+    #: SGF's game type (`GM`): 1 Go, 2 Othello, 4 Gomoku.
+    sgf_game_type: ClassVar[int]
+    #: The board side a game starts on unless told: SGF's default without `SZ`, and the
+    #: engine's until a controller asks for another.
+    default_size: ClassVar[int]
+    #: How GTP names the points.
+    coordinates: ClassVar[Coordinates] = Coordinates.GO
+    #: The protocol tournament engines of the game speak: "gomocup" (Gomoku: piskvork,
+    #: c-gomoku-cli) or "gtp" (the default).
+    engine_protocol: ClassVar[str] = "gtp"
+    #: The constructor's rule parameters a player chooses between games (a match's `--komi`
+    #: and `--rule`), leaving out those that have one value (Go's rule set, Othello's).
+    rule_options: ClassVar[tuple[str, ...]] = ()
+    #: Whether controllers know the rules themselves (Go: GoGui, Sabaki, GNU Go): they choose
+    #: the board and set positions up as they please, so the engine offers none of GoGui's
+    #: rules-engine commands that would impose its own (`gogui-rules_board_size`,
+    #: `gogui-rules_setup`).
+    controllers_know_rules: ClassVar[bool] = False
+    #: Whether a stone of either colour may be set up by playing it on any empty point (GoGui's
+    #: `gogui-rules_setup`): not in Othello, where every disc must turn others over.
+    setup_by_play: ClassVar[bool] = True
 
     grid: Grid
     #: The position in the compiled core: the rules, hash and encoding run there.
@@ -419,6 +417,15 @@ class Game(ABC):
         where the count is the game's own result (Go), else a draw (the default)."""
         return DRAW
 
+    @property
+    def max_length(self) -> int:
+        """The plies, passes included, after which a referee stops a game and scores it by
+        `stopped_winner`, and past which self-play never runs (its own share of the points may
+        stop it sooner): four a point. Games that end by their rules stay well within it
+        (Othello fills a point a placement, Gomoku too); it bounds Go, whose captures let a
+        game run on."""
+        return _PLIES_PER_POINT * self.num_points
+
     @abstractmethod
     def heuristic(self, moves: np.ndarray) -> np.ndarray:
         """A one-ply score of each of `moves` (legal moves of the side to move), higher is
@@ -434,6 +441,14 @@ class Game(ABC):
         komi; Othello: discs), positive when Black is ahead; None for a game that has a winner
         but no score (Gomoku), which is the default."""
         return None
+
+    def final_score(self, ownership: Callable[[], np.ndarray | None]) -> float | None:
+        """Black's lead as a controller scores the game at its end (GTP's `final_score`): the
+        count as it stands (`score`, the default). A game whose dead stones leave the count
+        (Go) asks `ownership` for who owns each point (`[num_points]`, positive for Black; None
+        where no network can tell) and takes off the stones it gives to the other side; it is
+        asked only there, since it costs a search."""
+        return self.score()
 
     def ownership(self) -> np.ndarray | None:
         """Who each point counts for if the position were scored as it stands, `[num_points]`
@@ -476,40 +491,6 @@ class Game(ABC):
         engine's search keeps at the root, when the caller has not restricted them itself. None
         (the default) when the game has no such knowledge of the position."""
         return None
-
-    def solve(self, max_nodes: int = DEFAULT_SOLVE_NODES, *, exact: bool = True
-              ) -> Solution | None:
-        """Perfect play from this position by exhaustive search in the compiled core (without
-        the GIL), searching at most `max_nodes` positions: the best move and the final margin,
-        or with `exact=False` only who wins (a search around a margin of 0, often ten times
-        faster or more). None when the budget ran out, or when the game has no solver (only Othello
-        has one: its endgame, where a few empty points leave a tree small enough to search to
-        the end). Solves keep what they proved in a table per thread, so a solve of a
-        position near the last one's is cheaper."""
-        max_nodes = operator.index(max_nodes)
-        if max_nodes < 1:
-            raise ValueError(f"max_nodes must be at least 1, got {max_nodes}")
-        status, move, value, nodes = self._core.solve(min(max_nodes, 2**63 - 1), exact)
-        if status != _SOLVED:
-            return None
-        return Solution(None if move < 0 else move, value, exact, nodes)
-
-    def threat_win(self, max_nodes: int = DEFAULT_THREAT_NODES, *, threes: bool = True
-                   ) -> int | None:
-        """A move that wins by force through an unbroken series of threats (Gomoku's threat-space
-        search in the compiled core, without the GIL): fours only with `threes=False` (VCF), or
-        also threats to make an open or double four (VCT), within `max_nodes` positions. None
-        when no such win was found, which proves nothing, or the game has no threat search."""
-        max_nodes = _budget(max_nodes)
-        status, move, _, _ = self._core.prove_threats(max_nodes, threes)
-        return move if status == _SOLVED else None
-
-    def threat_defences(self, max_nodes: int = DEFAULT_THREAT_NODES) -> list[int] | None:
-        """When the opponent, were it to move, would win by fours alone (a VCF the threat search
-        finds within `max_nodes` positions): the legal moves that may stop it, each checked by
-        searching again (an empty list: none does, the position is lost). None when no such win
-        was found or the game has no threat search: every legal move stays a candidate."""
-        return self._core.threat_defences(_budget(max_nodes))
 
     # -- conveniences shared by every game ------------------------------------------------------
     def outcome_for(self, color: int) -> float:

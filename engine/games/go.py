@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import ClassVar
@@ -21,7 +21,8 @@ from typing import ClassVar
 import numpy as np
 
 from saz.engine import _core
-from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, Game, parse_diagram
+from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, parse_diagram
+from saz.engine.games.capabilities import AreaScored
 from saz.engine.games.errors import GameError, UnsupportedRuleError, UnsupportedSizeError
 from saz.engine.games.grid import grid
 from saz.engine.games.zobrist import zobrist_keys
@@ -87,7 +88,7 @@ def fixed_handicap_points(size: int, stones: int) -> list[int]:
     return [y * size + x for x, y in corners + sides + centre]
 
 
-class Go(Game):
+class Go(AreaScored):
     """A Go position and its history under Tromp-Taylor rules, on any board from 2x2 to 25x25.
 
     Two passes end the game, but a controller may play on (a dispute, a cleanup phase): a stone
@@ -99,6 +100,11 @@ class Go(Game):
     """
 
     name = "go"
+    title = "Go"
+    sgf_game_type = 1
+    default_size = 19
+    rule_options = ("komi",)
+    controllers_know_rules = True
     feature_names = (
         "own", "opponent", "empty", "legal", "own_atari", "opponent_atari",
         "own_two_liberties", "opponent_two_liberties", "extra", "komi",
@@ -185,6 +191,11 @@ class Go(Game):
         board, to_move = self._start
         return board.copy(), to_move
 
+    @property
+    def komi(self) -> float:
+        """The points added to White's area."""
+        return self.rules.komi
+
     def captures(self, color: int) -> int:
         """How many stones `color` has captured so far."""
         return self._core.captures(color)
@@ -241,6 +252,12 @@ class Go(Game):
     def score(self) -> float:
         """Black's area minus White's area minus komi (positive: Black is ahead)."""
         return self._core.score()
+
+    def final_score(self, ownership: Callable[[], np.ndarray | None]) -> float:
+        """The area score once the stones that `ownership` gives to the other colour are off
+        the board; all stones count where it is None (no network can tell)."""
+        owners = ownership()
+        return self.score() if owners is None else self.score_without(self.dead_stones(owners))
 
     def dead_stones(self, ownership: np.ndarray) -> list[int]:
         """The stones of chains that `ownership` (`[num_points]`, BLACK's view: positive where

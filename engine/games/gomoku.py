@@ -30,7 +30,13 @@ from typing import ClassVar
 import numpy as np
 
 from saz.engine import _core
-from saz.engine.games.base import BLACK, DRAW, WHITE, Game, Outcome, Termination
+from saz.engine.games.base import BLACK, DRAW, WHITE, Outcome, Termination
+from saz.engine.games.capabilities import (
+    DEFAULT_THREAT_NODES,
+    SOLVED,
+    ThreatSearching,
+    node_budget,
+)
 from saz.engine.games.errors import IllegalMoveError, UnsupportedRuleError, UnsupportedSizeError
 from saz.engine.games.grid import Grid, grid
 
@@ -135,7 +141,7 @@ def _rule_named(name: str) -> GomokuRule:
     return rule
 
 
-class Gomoku(Game):
+class Gomoku(ThreatSearching):
     """A Gomoku position and its history.
 
     `Gomoku(15)` is freestyle on 15x15; `Gomoku(20, rule="exact-five")`; `Gomoku(12, 9)` a
@@ -144,6 +150,11 @@ class Gomoku(Game):
     """
 
     name: ClassVar[str] = "gomoku"
+    title: ClassVar[str] = "Gomoku"
+    sgf_game_type: ClassVar[int] = 4
+    default_size: ClassVar[int] = 15
+    engine_protocol: ClassVar[str] = "gomocup"
+    rule_options: ClassVar[tuple[str, ...]] = ("rule",)
     feature_names: ClassVar[tuple[str, ...]] = (
         "own", "opponent", "empty", "own_five", "own_four", "own_three",
         "opponent_five", "opponent_four", "opponent_three", "extra", "black_forbidden",
@@ -153,7 +164,6 @@ class Gomoku(Game):
     #: shape planes (`shapes`) appended, so a version-3 network reads the first 11 unchanged.
     feature_version: ClassVar[int] = 4
     feature_prefixes: ClassVar[Mapping[int, int]] = MappingProxyType({3: 11})
-    has_threat_search: ClassVar[bool] = True
     RULES: ClassVar[tuple[str, ...]] = tuple(RULES_BY_NAME)
 
     _core: _core.GomokuPosition
@@ -244,6 +254,17 @@ class Gomoku(Game):
         if not 0 <= move < self.num_points:
             raise IllegalMoveError(move, "not an empty point of the board")
         return Forbidden(self._core.forbidden(move))
+
+    # -- the threat-space search --------------------------------------------------------------
+    def threat_win(self, max_nodes: int = DEFAULT_THREAT_NODES, *, threes: bool = True
+                   ) -> int | None:
+        """The search runs in the compiled core, without the GIL."""
+        status, move, _, _ = self._core.prove_threats(node_budget(max_nodes), threes)
+        return move if status == SOLVED else None
+
+    def threat_defences(self, max_nodes: int = DEFAULT_THREAT_NODES) -> list[int] | None:
+        """Each defence is checked by searching again after it."""
+        return self._core.threat_defences(node_budget(max_nodes))
 
     # -- the network's view -------------------------------------------------------------------
     def threats(self) -> np.ndarray:

@@ -20,7 +20,14 @@ from typing import ClassVar
 import numpy as np
 
 from saz.engine import _core
-from saz.engine.games.base import BLACK, WHITE, Game, parse_diagram
+from saz.engine.games.base import BLACK, WHITE, Coordinates, parse_diagram
+from saz.engine.games.capabilities import (
+    DEFAULT_SOLVE_NODES,
+    SOLVED,
+    Solution,
+    Solvable,
+    node_budget,
+)
 from saz.engine.games.errors import UnsupportedRuleError, UnsupportedSizeError
 from saz.engine.games.grid import Grid, grid
 
@@ -55,7 +62,7 @@ def _mask(words: list[int]) -> int:
     return sum(word << (64 * i) for i, word in enumerate(words))
 
 
-class Othello(Game):
+class Othello(Solvable):
     """An Othello position and its history.
 
     `Othello(8)` is the standard game; `Othello(10, 6)` a 10-wide, 6-high board. Every even side
@@ -80,13 +87,17 @@ class Othello(Game):
     """
 
     name: ClassVar[str] = "othello"
+    title: ClassVar[str] = "Othello"
+    sgf_game_type: ClassVar[int] = 2
+    default_size: ClassVar[int] = 8
+    coordinates: ClassVar[Coordinates] = Coordinates.TOP_LEFT
+    setup_by_play: ClassVar[bool] = False
     feature_names: ClassVar[tuple[str, ...]] = (
         "own", "opponent", "empty", "legal", "own_unsafe", "opponent_unsafe", "extra")
     #: 2: the unsafe-disc planes (`unsafe_discs`) joined own / opponent / empty / legal.
     feature_version: ClassVar[int] = 2
     #: A side that cannot place a disc passes without being asked.
     passes_implicitly: ClassVar[bool] = True
-    has_solver: ClassVar[bool] = True
     RULES: ClassVar[tuple[str, ...]] = ("standard",)
 
     def __init__(self, width: int, height: int | None = None, *, rule: str = "standard") -> None:
@@ -161,6 +172,16 @@ class Othello(Game):
         """BLACK or WHITE by disc count (empty points count for nobody), DRAW when equal; None
         while the game goes on."""
         return super().winner()
+
+    def solve(self, max_nodes: int = DEFAULT_SOLVE_NODES, *, exact: bool = True
+              ) -> Solution | None:
+        """Perfect play by exhaustive search in the compiled core (without the GIL). Solves
+        keep what they proved in a table per thread, so a solve of a position near the last
+        one's is cheaper."""
+        status, move, value, nodes = self._core.solve(node_budget(max_nodes), exact)
+        if status != SOLVED:
+            return None
+        return Solution(None if move < 0 else move, value, exact, nodes)
 
     # -- what the referee, the clock and the greedy player ask of the game ------------------------
     def plies_left(self) -> float:

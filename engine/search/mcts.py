@@ -32,6 +32,7 @@ import numpy as np
 
 from saz.engine import _core
 from saz.engine.games.base import Game
+from saz.engine.games.capabilities import Solvable, ThreatSearching
 from saz.engine.graph import GraphLayout, layout
 from saz.engine.model_card import MASKED_LOG_PROB
 from saz.engine.search.evalcache import EvalCache, Lookup
@@ -663,7 +664,7 @@ class MCTS:
         the move with the best final margin, and that margin for the side to move. None when
         off, too far from the end, past the budget, or the move is not among `allowed`."""
         empties = self.options.solve_empties
-        if empties <= 0 or not root.has_solver or root.num_empty > empties:
+        if empties <= 0 or not isinstance(root, Solvable) or root.num_empty > empties:
             return None
         solution = root.solve(self.options.solve_root_nodes)
         if solution is None or solution.move is None:
@@ -689,7 +690,7 @@ class MCTS:
     def _threat_root(self, root: Game, allowed: set[int] | None, budget: int) -> int | None:
         """A move that wins by a series of threats (fours and threes) found at the root within
         `budget` positions, where the game has a threat search; None otherwise."""
-        if budget <= 0 or not root.has_threat_search:
+        if budget <= 0 or not isinstance(root, ThreatSearching):
             return None
         move = root.threat_win(budget, threes=True)
         if move is None or (allowed is not None and move not in allowed):
@@ -702,7 +703,8 @@ class MCTS:
         favourites first, until `_GUARDED_MOVES` of them were found safe. The tree's leaves
         already answer the opponent's wins by fours; this reaches its threes. Returns whether
         the opponent had such a win (the search's move is then confirmed: `_confirm_root`)."""
-        if budget <= 0 or not root.has_threat_search or not opponent_threatens(root, budget):
+        if (budget <= 0 or not isinstance(root, ThreatSearching)
+                or not opponent_threatens(root, budget)):
             return False
         moves, priors = self._tree.root_edges()
         safe = 0
@@ -727,7 +729,7 @@ class MCTS:
         the time left before the hard limit. Returns the refuted moves, which the result ranks
         last."""
         refuted: set[int] = set()
-        if self._tree.root_proven:
+        if self._tree.root_proven or not isinstance(root, ThreatSearching):
             return refuted
         for _ in range(self.options.threat_confirm_moves):
             nodes = budget * _CONFIRM_FACTOR
@@ -954,7 +956,7 @@ def _replays_to(root: Game, suffix: list[int], game: Game) -> bool:
 _Child = tuple[int, int, float, float]
 
 
-def opponent_threatens(root: Game, nodes: int) -> bool:
+def opponent_threatens(root: ThreatSearching, nodes: int) -> bool:
     """Whether the opponent of the side to move in `root`, were it to move, would win by threats
     (fours and threes) that the threat search finds within `nodes` positions: what wakes the
     root's guard, also the judge of `saz bench pressure`."""
@@ -963,7 +965,7 @@ def opponent_threatens(root: Game, nodes: int) -> bool:
     return turned.threat_win(nodes, threes=True) is not None
 
 
-def threat_refutes(root: Game, move: int, nodes: int) -> bool:
+def threat_refutes(root: ThreatSearching, move: int, nodes: int) -> bool:
     """Whether, after `move` in `root`, the opponent wins by threats (fours and threes) that the
     threat search finds within `nodes` positions: the root guard's test of a move, also the
     judge of `saz bench guard`."""
