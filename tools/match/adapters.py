@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from saz.engine.games import game_class
 from saz.engine.games.base import BLACK, WHITE, Game
 from saz.protocol import gomocup_client, gtp_client
 from saz.protocol.gomocup_client import PbrainClient, ReplyKind
@@ -43,8 +44,6 @@ SETUP_TIMEOUT = 30.0
 COMMAND_TIMEOUT = 10.0
 #: Where Debian installs games (GNU Go, gtp-rhino), often not on PATH.
 EXTRA_PATH = "/usr/games"
-#: `set_game` names, as gtp-rhino and Quarry spell them.
-_GTP_GAME_NAMES = {"go": "Go", "othello": "Othello", "gomoku": "Gomoku"}
 #: Gomocup INFO rule values of the Gomoku rules (0 freestyle, 1 exact five, 4 renju).
 _GOMOCUP_RULES = {"freestyle": 0, "exact-five": 1, "renju": 4}
 T = TypeVar("T")
@@ -120,8 +119,9 @@ class GameSetup:
 
     @property
     def protocol(self) -> str:
-        """The protocol engines of this game speak: Gomocup for Gomoku, GTP otherwise."""
-        return "gomocup" if self.game == "gomoku" else "gtp"
+        """The protocol engines of this game speak (`Game.engine_protocol`): Gomocup for
+        Gomoku, GTP otherwise."""
+        return game_class(self.game).engine_protocol
 
 
 @dataclass(frozen=True)
@@ -189,13 +189,13 @@ class GtpAdapter(EngineAdapter):
     def start(self) -> float:
         setup = self.setup
         if self._call("known_command set_game", SETUP_TIMEOUT).text.strip() == "true":
-            self._require(f"set_game {_GTP_GAME_NAMES[setup.game]}")
+            self._require(f"set_game {game_class(setup.game).title}")
         if setup.width == setup.height:
             self._require(f"boardsize {setup.width}")
         else:
             self._require(f"rectangular_boardsize {setup.width} {setup.height}")
         self._require("clear_board")
-        if setup.game == "go":
+        if "komi" in game_class(setup.game).rule_options:
             self._require(f"komi {setup.rules.get('komi', 7.5):g}")
         self._call(setup.time_control.gtp_settings(), SETUP_TIMEOUT)  # `?`: told nothing
         self._known = 0

@@ -46,8 +46,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from saz.engine.engine import DEFAULT_SIZES
-from saz.engine.games import BLACK, GAME_NAMES, WHITE, GameError
+from saz.engine.games import BLACK, GAME_NAMES, WHITE, GameError, game_class
 from saz.engine.games.grid import parse_size
 from saz.engine.model_card import ModelCardError
 from saz.protocol.sgf import SgfGame, parse_sgf
@@ -420,9 +419,11 @@ def config_from_args(args: argparse.Namespace, command: str | None = None) -> Ma
             raise MatchError(f"{name} must be at least {least}")
     if args.max_plies is not None and args.max_plies < 1:
         raise MatchError("--max-plies must be at least 1")
-    width, height = args.size or (DEFAULT_SIZES[args.game],) * 2
-    rules: dict[str, Any] = {"go": {"komi": args.komi}, "gomoku": {"rule": args.rule},
-                             "othello": {}}[args.game]
+    game = game_class(args.game)
+    width, height = args.size or (game.default_size,) * 2
+    # --komi and --rule, as far as the game's rules take them (Go: komi; Gomoku: rule).
+    chosen: dict[str, Any] = {"komi": args.komi, "rule": args.rule}
+    rules = {name: chosen[name] for name in game.rule_options}
     setup = GameSetup(args.game, width, height, MatchTimeControl.parse(args.tc), rules)
     try:
         new_position(setup)

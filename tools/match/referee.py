@@ -127,10 +127,10 @@ def play_game(setup: GameSetup, black: EngineSpec, white: EngineSpec,
               max_plies: int | None = None) -> GameRecord:
     """Referee one game from the `opening` moves (played by the referee, told to the engines
     with the first move they are asked for). `max_plies` bounds the game's length (default:
-    four moves a point). SetupRefused, after both engines are ended, when one refuses the
+    the game's `max_length`, four plies a point). SetupRefused, after both engines are ended, when one refuses the
     settings."""
     game = new_position(setup, opening)
-    limit = max_plies if max_plies is not None else 4 * game.num_points
+    limit = max_plies if max_plies is not None else game.max_length
     specs = {BLACK: black, WHITE: white}
     adapters = {color: open_engine(spec, setup) for color, spec in specs.items()}
     clocks = {color: Clock(setup.time_control, margin) for color in specs}

@@ -127,7 +127,8 @@ class SelfPlayConfig:
     #: Largest acceptable share of would-be resignations that did not lose.
     resign_false_positives: float = 0.05
     #: Games longer than this many plies per point are stopped and scored as the game scores a
-    #: game stopped early (`Game.stopped_winner`: Go by area, the others a draw).
+    #: game stopped early (`Game.stopped_winner`: Go by area, the others a draw); never past
+    #: the game's own bound (`Game.max_length`, four a point).
     max_plies: float = 3.0
     #: Worker processes, and onnxruntime threads in each.
     workers: int = 1
@@ -219,7 +220,7 @@ class SelfPlayGame:
         #: Whether the search under way is a full one (recorded) or a fast one (played only).
         self._full = True
         self._hot_plies = round(config.temperature_plies * game.num_points)
-        self._max_plies = max(1, int(config.max_plies * game.num_points))
+        self._max_plies = min(max(1, int(config.max_plies * game.num_points)), game.max_length)
         self._features: list[np.ndarray] = []
         self._policies: list[np.ndarray] = []
         self._colors: list[int] = []
