@@ -28,6 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
+from saz.protocol.client_errors import ClientError, EngineExited, EngineTimeout
+
 #: How long END may take before the brain is killed (the Gomocup managers' grace).
 END_GRACE = 1.0
 #: stderr lines kept for the diagnosis of a brain that died.
@@ -37,24 +39,6 @@ _MOVE = re.compile(r"(\d+)\s*,\s*(\d+)")
 _ABOUT_PAIR = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 
 Point = tuple[int, int]
-
-
-class ClientError(Exception):
-    """Something went wrong talking to a brain."""
-
-
-class EngineTimeout(ClientError):
-    """No answer within the deadline; the brain is still running."""
-
-
-class EngineExited(ClientError):
-    """The brain exited or closed its output while an answer was awaited."""
-
-    def __init__(self, message: str, returncode: int | None, stderr: Sequence[str]) -> None:
-        tail = "".join(f"\n  {line}" for line in stderr[-10:])
-        super().__init__(f"{message} (exit status {returncode}){tail}")
-        self.returncode = returncode
-        self.stderr = tuple(stderr)
 
 
 class UnexpectedReply(ClientError):

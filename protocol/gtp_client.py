@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from saz.protocol.client_errors import ClientError, EngineExited, EngineTimeout
+
 if TYPE_CHECKING:
     from typing_extensions import Self
 
@@ -42,29 +44,11 @@ QUIT_GRACE = 2.0
 STDERR_TAIL = 50
 
 
-class GtpClientError(Exception):
-    """Something went wrong talking to an engine."""
-
-
-class EngineTimeout(GtpClientError):
-    """No reply within the deadline; the engine is still running."""
-
-
-class EngineExited(GtpClientError):
-    """The engine exited or closed its output while a reply was awaited."""
-
-    def __init__(self, message: str, returncode: int | None, stderr: Sequence[str]) -> None:
-        tail = "".join(f"\n  {line}" for line in stderr[-10:])
-        super().__init__(f"{message} (exit status {returncode}){tail}")
-        self.returncode = returncode
-        self.stderr = tuple(stderr)
-
-
-class ProtocolError(GtpClientError):
+class ProtocolError(ClientError):
     """A reply that breaks the protocol (for another command, malformed)."""
 
 
-class CommandFailed(GtpClientError):
+class CommandFailed(ClientError):
     """A `?` reply where the caller needed success (`GtpClient.command`)."""
 
     def __init__(self, command: str, reply: GtpReply) -> None:
@@ -268,7 +252,7 @@ class GtpClient:
         if self._process.poll() is None:
             try:
                 self.send("quit", timeout=grace)
-            except GtpClientError:
+            except ClientError:
                 pass
             try:
                 self._process.wait(timeout=grace)

@@ -41,7 +41,8 @@ from saz.protocol.gomocup import (
     search_message,
     serve,
 )
-from saz.protocol.gomocup_client import EngineExited, PbrainClient, ReplyKind
+from saz.protocol.client_errors import EngineExited
+from saz.protocol.gomocup_client import PbrainClient, ReplyKind
 
 TRANSCRIPTS = Path(__file__).parent / "transcripts"
 VISITS = 16

@@ -7,14 +7,8 @@ import textwrap
 
 import pytest
 
-from saz.protocol.gomocup_client import (
-    EngineExited,
-    EngineTimeout,
-    PbrainClient,
-    Reply,
-    ReplyKind,
-    UnexpectedReply,
-)
+from saz.protocol.client_errors import EngineExited, EngineTimeout
+from saz.protocol.gomocup_client import PbrainClient, Reply, ReplyKind, UnexpectedReply
 
 #: A brain that reports every line it gets as a MESSAGE, then answers from a table; on a line it
 #: has no answer for it says nothing. `exit` lines make it exit with that status.

@@ -32,14 +32,9 @@ from saz.engine.search.clock import (
     NoTimeLimit,
 )
 from saz.engine.search.options import SearchOptions, SubgraphSampling, search_options
+from saz.protocol.client_errors import EngineExited, EngineTimeout
 from saz.protocol.gtp import build_parser, clean, format_reply, main, parse_command
-from saz.protocol.gtp_client import (
-    EngineExited,
-    EngineTimeout,
-    GtpClient,
-    ProtocolError,
-    parse_reply,
-)
+from saz.protocol.gtp_client import GtpClient, ProtocolError, parse_reply
 from saz.protocol.gtp_commands import Command, GtpEngine, GtpError
 from saz.protocol.gtp_go import free_handicap_points
 from saz.protocol.sgf import SgfError, SgfMove, parse_sgf

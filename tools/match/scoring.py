@@ -23,7 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from saz.protocol.gtp_client import GtpClient, GtpClientError
+from saz.protocol.client_errors import ClientError
+from saz.protocol.gtp_client import GtpClient
 from saz.tools.match.adapters import resolve_program
 
 #: `final_score`'s answer: "B+3.5", "W+12", "0" (a draw).
@@ -132,7 +133,7 @@ def compare(engine: Sequence[str], referee: Sequence[str], records: Sequence[Pat
                                 else count(theirs, record))
                 counts.append(Count(record, count(ours, record), theirs_count,
                                     how_it_ended(record)))
-            except GtpClientError as exc:
+            except ClientError as exc:
                 print(f"{record}: not counted: {exc}", file=sys.stderr, flush=True)
                 failed.append(record)
                 for program in programs:
@@ -187,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if known is not None and any(str(r) not in known for r in records):
             known = None  # a record the table lacks: ask the referee for every one
         counts, failed = compare(shlex.split(args.engine), referee, records, known)
-    except (GtpClientError, ValueError, OSError) as exc:
+    except (ClientError, ValueError, OSError) as exc:
         print(f"saz scoring: {exc}", file=sys.stderr)
         return 1
     if not counts:
