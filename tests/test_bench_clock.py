@@ -1,10 +1,13 @@
-"""`saz bench clock` (tools/bench/clock.py): the period it reads and the moves it times."""
+"""`saz bench clock` (tools/bench/clock.py): the period it reads, the moves it times and its
+report."""
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
 
+from saz.tools.bench.cli import main
 from saz.tools.bench.clock import move_seconds, parse_period
 
 
@@ -32,3 +35,20 @@ def test_every_genmove_is_timed_from_the_controllers_side() -> None:
     engine = [sys.executable, "-m", "saz.engine.cli", "gtp", "--player", "random", "--seed", "1"]
     times = move_seconds(engine, 2, 30, "time_settings 0 1 1")
     assert len(times) == 30 and all(0 < t < 1 for t in times)
+
+
+def test_the_report_of_a_kept_clock(capsys: pytest.CaptureFixture[str]) -> None:
+    """`saz bench clock` end to end: the genmoves it timed, their spread against the period,
+    the slowest three; exit status 0 when none was over the period."""
+    engine = [sys.executable, "-m", "saz.engine.cli", "gtp", "--player", "random", "--seed", "1"]
+    assert main(["clock", "--size", "2", "--moves", "6", "--time", "time_settings 0 1 1", "--",
+                 *engine]) == 0
+    first, spread, slowest = capsys.readouterr().out.splitlines()
+    assert first.endswith(": time_settings 0 1 1, 2x2, 6 genmoves, 0 busy process(es)")
+    figures = re.fullmatch(r"median ([\d.]+) s, p99 ([\d.]+) s, max ([\d.]+) s; "
+                           r"over the 1 s period: 0", spread)
+    assert figures
+    median, p99, most = (float(v) for v in figures.groups())
+    assert 0 <= median <= p99 <= most < 1  # printed to the millisecond
+    assert re.fullmatch(r"slowest genmoves \(1-based\): (#[1-6] [\d.]+ s, ){2}#[1-6] [\d.]+ s",
+                        slowest)
