@@ -32,9 +32,9 @@ from typing import Any, TypeVar
 
 from saz.engine.games import game_class
 from saz.engine.games.base import BLACK, WHITE, Game
-from saz.protocol import gomocup_client, gtp_client
+from saz.protocol.client_errors import EngineExited, EngineTimeout
 from saz.protocol.gomocup_client import PbrainClient, ReplyKind
-from saz.protocol.gtp_client import GtpClient
+from saz.protocol.gtp_client import GtpClient, GtpReply, ProtocolError
 from saz.protocol.vertex import GtpValueError, vertices_for
 from saz.tools.match.time_control import Clock, MatchTimeControl
 
@@ -233,14 +233,14 @@ class GtpAdapter(EngineAdapter):
         if not reply.ok:
             raise EngineMisbehaved(f"refused the legal move {color} {vertex}: {reply.text}")
 
-    def _call(self, command: str, timeout: float) -> gtp_client.GtpReply:
+    def _call(self, command: str, timeout: float) -> GtpReply:
         try:
             return self.client.send(command, timeout=timeout)
-        except gtp_client.EngineTimeout:
+        except EngineTimeout:
             raise EngineHung(f"no answer to {command!r} within {timeout:g} s") from None
-        except gtp_client.EngineExited as exc:
+        except EngineExited as exc:
             raise EngineCrashed(str(exc)) from None
-        except gtp_client.ProtocolError as exc:
+        except ProtocolError as exc:
             raise EngineMisbehaved(f"broke the protocol after {command!r}: {exc}") from None
 
     def _require(self, command: str) -> None:
@@ -329,9 +329,9 @@ class GomocupAdapter(EngineAdapter):
         """`call(*args, **kwargs)`, the client's errors turned into the adapter's."""
         try:
             return call(*args, **kwargs)
-        except gomocup_client.EngineTimeout:
+        except EngineTimeout:
             raise EngineHung(f"no answer to {what} within {timeout:g} s") from None
-        except gomocup_client.EngineExited as exc:
+        except EngineExited as exc:
             raise EngineCrashed(str(exc)) from None
 
     def close(self) -> int | None:
