@@ -1,15 +1,20 @@
 """What every game knows about itself beyond its rules, so that no caller branches on its name:
-how it ended (`outcome`), the winner of a game stopped early, how long it goes on, whether a
-forced pass is implicit, and the greedy player's one-ply heuristic."""
+how it ended (`outcome`), the winner of a game stopped early, how long it goes on and may go on,
+whether a forced pass is implicit, the greedy player's one-ply heuristic, what GTP and SGF call
+it, and what only some games can do (`capabilities.py`)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from saz.engine.games import BLACK, DRAW, WHITE, new_game
+from saz.engine.games import BLACK, DRAW, GAMES, WHITE, new_game
 from saz.engine.games.base import Outcome, Termination
+from saz.engine.games.capabilities import AreaScored, Solvable, ThreatSearching
 from saz.engine.games.gomoku import Gomoku
 from saz.engine.games.othello import Othello
+from saz.protocol.sgf import parse_sgf
+from saz.protocol.sgf_writer import format_sgf
+from saz.protocol.vertex import vertices_for
 
 
 def test_go_ends_by_score_after_two_passes() -> None:
@@ -143,3 +148,61 @@ def test_random_plies_take_othellos_forced_pass() -> None:
     assert game.legal_moves().tolist() == [game.pass_move]
     assert game.play_random(2, np.random.default_rng(0)) == 2
     assert game.moves[-2] == game.pass_move != game.moves[-1]
+
+
+# -- what programs and files call a game (GTP, SGF) --------------------------------------------
+@pytest.mark.parametrize("name,title,gm,size", [
+    ("go", "Go", 1, 19), ("gomoku", "Gomoku", 4, 15), ("othello", "Othello", 2, 8)])
+def test_sgf_and_gtp_read_the_game_from_its_class(name: str, title: str, gm: int,
+                                                  size: int) -> None:
+    cls = GAMES[name]
+    assert (cls.title, cls.sgf_game_type, cls.default_size) == (title, gm, size)
+    record = parse_sgf(f"(;GM[{gm}])")  # no SZ: the game's default size
+    assert (record.game, record.width, record.height) == (name, size, size)
+    game = new_game(name, 9 if name != "othello" else 8)
+    assert f"GM[{gm}]" in format_sgf(game)
+    assert new_game(name, size).width == size
+
+
+def test_each_game_names_its_points_in_its_convention() -> None:
+    go, gomoku, othello = (vertices_for(name, 8, 8) for name in ("go", "gomoku", "othello"))
+    assert go.parse("D4") == gomoku.parse("D4") == 4 * 8 + 3  # row 1 at the bottom, no I
+    assert vertices_for("go", 9, 9).format(8) == "J9"  # the ninth column skips I
+    assert othello.parse("d3") == 2 * 8 + 3  # row 1 at the top
+    assert othello.format(7) == "H1"
+
+
+# -- what only some games can do -----------------------------------------------------------------
+def test_each_capability_belongs_to_its_game() -> None:
+    capable = {name: {cap.__name__ for cap in (Solvable, ThreatSearching, AreaScored)
+                      if issubclass(cls, cap)} for name, cls in GAMES.items()}
+    assert capable == {"go": {"AreaScored"}, "gomoku": {"ThreatSearching"},
+                       "othello": {"Solvable"}}
+    assert new_game("go", 9, komi=6.5).komi == 6.5
+
+
+def test_the_final_score_takes_dead_stones_off_only_where_the_game_counts_them() -> None:
+    go = new_game("go", 5, komi=0.5)
+    go.play(go.point(2, 2))
+    go.play(go.point(0, 0))  # one stone each: the empty points reach both, so count for none
+    assert go.final_score(lambda: None) == go.score() == -0.5  # 1 - 1 - komi
+    white = np.full(25, -1.0)
+    assert go.final_score(lambda: white) == -25.5  # Black's stone judged dead: all White's
+
+    def never() -> np.ndarray:
+        raise AssertionError("the disc count needs no ownership")
+
+    othello = Othello(4)
+    assert othello.final_score(never) == 0.0
+    assert Gomoku(9).final_score(never) is None
+
+
+def test_games_end_well_within_their_maximum_length() -> None:
+    rng = np.random.default_rng(3)
+    for name, size in (("othello", 6), ("gomoku", 7), ("go", 5)):
+        game = new_game(name, size)
+        assert game.max_length == 4 * size * size
+        while not game.is_over() and len(game.moves) < game.max_length:
+            game.play(int(rng.choice(game.legal_moves())))
+        if name != "go":  # every placement fills a point: the board bounds the game
+            assert game.is_over() and len(game.moves) <= 2 * size * size
