@@ -1,4 +1,4 @@
-"""The Othello endgame solver (`Game.solve`, `saz solve`) against a plain minimax of the rules.
+"""The Othello endgame solver (`Othello.solve`, `saz solve`) against a plain minimax of the rules.
 
 The reference below is written over the Python `Othello` API only (legal moves, play, undo,
 `score()`), with nothing from the solver: no table, no ordering, no shortcut at the last empty

@@ -1,4 +1,4 @@
-"""How many empty points the Othello endgame solver (`Game.solve`) finishes within a time limit.
+"""How many empty points the Othello endgame solver (`Othello.solve`) finishes within a time limit.
 
     saz bench solve [--size 8] [--from 12] [--positions 5] [--limit 1.0] [--seed 0]
 
