@@ -15,11 +15,13 @@ from collections.abc import Sequence
 #: subcommand -> (module, one-line help). Order is the order of `saz --help`.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "gtp": ("saz.protocol.gtp", "run the engine over GTP v2 (Go, Othello, Gomoku)"),
-    "gomocup": ("saz.protocol.gomocup", "run the engine over the Gomocup protocol (also: pbrain-saz)"),
+    "gomocup": ("saz.protocol.gomocup",
+                "run the engine over the Gomocup protocol (also: pbrain-saz)"),
     "perft": ("saz.engine.perft", "count leaf positions of the move tree (rules check and speed)"),
     "solve": ("saz.protocol.solve", "perfect play from an endgame position (Othello)"),
     "bench": ("saz.tools.bench.cli", "benchmarks: network, search, protocols, memory, self-play"),
-    "export": ("saz.tools.train.export", "export a training checkpoint to ONNX with its model card"),
+    "export": ("saz.tools.train.export",
+               "export a training checkpoint to ONNX with its model card"),
     "train": ("saz.tools.train.run", "AlphaZero self-play training on small boards"),
     "average": ("saz.tools.train.average", "average a run's checkpoints or models (SWA)"),
     "evaluate": ("saz.tools.train.evaluate", "a training run's generations against fixed anchors"),

@@ -19,7 +19,6 @@ from saz.engine.games.base import Game
 from saz.engine.graph import layout
 from saz.engine.search.mcts import PolicyValueEvaluator
 
-
 #: A position's key: its Zobrist hash, and what the hash does not see but the rules do (whether
 #: the game is over, whether the last move was a pass: Go's second pass ends the game).
 Key = tuple[int, bool, bool]

@@ -42,8 +42,6 @@ from saz.engine.evaluator import Evaluator, ModelError
 from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.games.grid import parse_sizes
 from saz.engine.graph import layout
-from saz.tools.train.checkpoint import Checkpoint
-from saz.tools.train.export import export_checkpoint
 from saz.tools.bench import clock as bench_clock
 from saz.tools.bench import evalcache as bench_evalcache
 from saz.tools.bench import gomocup as bench_gomocup
@@ -53,6 +51,8 @@ from saz.tools.bench import search as bench_search
 from saz.tools.bench import selfplay as bench_selfplay
 from saz.tools.bench import solve as bench_solve
 from saz.tools.bench import threats as bench_threats
+from saz.tools.train.checkpoint import Checkpoint
+from saz.tools.train.export import export_checkpoint
 from saz.tools.train.model import NetConfig, PolicyValueNet, collate
 
 
@@ -95,7 +95,8 @@ def measure(fn: Callable[[], object], *, min_seconds: float, min_runs: int = 5,
         fn()
     best: Timing | None = None
     for _ in range(attempts):
-        other_start, times = other_cpu_seconds(), []
+        other_start = other_cpu_seconds()
+        times: list[float] = []
         start, wall_start = clock(), time.perf_counter()
         while len(times) < min_runs or clock() - start < min_seconds:
             t = clock()
@@ -210,7 +211,7 @@ def bench_evaluator(args: argparse.Namespace) -> int:
                 timer = partial(measure, min_seconds=args.seconds, cpu_time=args.cpu_time)
                 for _ in range(args.repeat):
                     ort_runs.append(timer(partial(evaluator.run, x, lay)))
-                    if graphs is not None:
+                    if net is not None and graphs is not None:
                         with torch.inference_mode():
                             torch_runs.append(timer(partial(net, *graphs)))
                 noisy |= any((t.other_load or 0.0) > MAX_OTHER_LOAD

@@ -11,8 +11,8 @@ wall time spent inside the network call, and the network's raw speed at that bat
 same positions (the same evaluator, so the same session settings). Descents that end in a position
 the rules decide (game over, a proven win or loss) need no network call; they count as playouts
 but not as leaves, and the ratio to the network's speed is taken on the leaves. Then the baseline
-(`tools/bench/baseline_mcts.py`: single leaf, recursive, dictionaries) runs on the same positions with
-the same network. Without `--model` a randomly initialised network of the default shape is
+(`tools/bench/baseline_mcts.py`: single leaf, recursive, dictionaries) runs on the same positions
+with the same network. Without `--model` a randomly initialised network of the default shape is
 exported to a temporary folder: speed does not depend on the weights (but a trained network's
 sharper priors make trees deeper and selection cheaper).
 """
@@ -206,7 +206,7 @@ def _raw_speed(evaluator: Evaluator, positions: list[Game], batch: int) -> float
     x = encode(games)
     for _ in range(3):
         evaluator.run(x, lay)
-    times = []
+    times: list[float] = []
     deadline = time.perf_counter() + 2.0
     while time.perf_counter() < deadline or len(times) < 5:
         t = time.perf_counter()

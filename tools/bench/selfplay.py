@@ -19,8 +19,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from saz.engine.evaluator import Evaluator
-from saz.tools.train.config import TrainConfig
 from saz.engine.games.grid import parse_size
+from saz.tools.train.config import TrainConfig
 from saz.tools.train.selfplay import SelfPlayConfig, SelfPlayWorker, WorkerStats
 
 
