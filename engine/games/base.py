@@ -125,7 +125,7 @@ class Game(ABC):
     #: themselves). Where False (Go), a pass is a move like any other.
     passes_implicitly: ClassVar[bool] = False
 
-    # -- how programs and files name the game ---------------------------------------------------
+    # -- what protocols, files and controllers know of the game ---------------------------------
     #: The name GTP gives the game (`list_games`, `set_game`, `gogui-rules_game_id`), as Quarry
     #: and gtp-rhino spell it: a capital, then lower case.
     title: ClassVar[str]
