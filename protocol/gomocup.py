@@ -60,16 +60,15 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-from saz.engine.engine import Engine, EngineConfig
+from saz.engine.engine import Engine
 from saz.engine.games import DRAW, Game, GameError, IllegalMoveError, new_game
 from saz.engine.games.base import COLOR_NAMES
 from saz.engine.games.gomoku import Gomoku
-from saz.engine.players import PLAYERS
 from saz.engine.search.clock import GOMOCUP_TIME_KEYS, Gomocup, TimeControlError, TimeManager
 from saz.engine.search.mcts import SearchResult
-from saz.engine.search.options import add_search_arguments, search_options
+from saz.engine.search.options import add_search_arguments
+from saz.protocol.engine_options import add_engine_arguments, engine_config
 
 log = logging.getLogger("saz.gomocup")
 
@@ -778,20 +777,13 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pbrain-saz", description="The saz engine as a Gomocup (Piskvork) brain: the "
         "protocol on stdin and stdout, logs on stderr.")
-    brain = p.add_mutually_exclusive_group()
-    brain.add_argument("--model", type=Path,
-                       help="the Gomoku network (default: the shipped models/gomoku.onnx)")
-    brain.add_argument("--player", choices=sorted(PLAYERS),
-                       help="answer with a reference player instead of the network (random; "
-                            "greedy: win, else block, else the longest line); no model needed")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                   help="where the network runs (default: the GPU when there is one)")
-    p.add_argument("--visits", type=int, help="a cap on each move's visits (default: the clock "
-                   "decides)")
-    p.add_argument("--threads", type=int, help="onnxruntime threads (INFO thread_num, whenever "
-                   "it comes, overrides it)")
-    p.add_argument("--ponder", action="store_true",
-                   help="think on the opponent's time (Gomocup tournaments forbid it)")
+    add_engine_arguments(p, help={
+        "model": "the Gomoku network (default: the shipped models/gomoku.onnx)",
+        "player": "answer with a reference player instead of the network (random; greedy: win, "
+                  "else block, else the longest line); no model needed",
+        "visits": "a cap on each move's visits (default: the clock decides)",
+        "threads": "onnxruntime threads (INFO thread_num, whenever it comes, overrides it)",
+        "ponder": "think on the opponent's time (Gomocup tournaments forbid it)"})
     add_search_arguments(p)
     return p
 
@@ -800,9 +792,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started_at = process_start_time()
     parser = _parser()
     args = parser.parse_args(argv)
-    for name, number in (("--visits", args.visits), ("--threads", args.threads)):
-        if number is not None and number < 1:
-            parser.error(f"{name} must be >= 1")
+    config = engine_config(parser, args, game=Gomoku.name)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="pbrain-saz: %(levelname)s: %(message)s")
     replies = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="replace")
@@ -813,9 +803,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         replies.write(line + "\n")
         replies.flush()
 
-    config = EngineConfig(game=Gomoku.name, model=args.model, device=args.device,
-                          threads=args.threads, visits=args.visits, ponder=args.ponder,
-                          player=args.player, search=search_options(parser, args))
     engine = Engine(config, clock=TimeManager(Gomocup(), started_at=started_at))
     status = serve(GomocupBrain(engine, write), fd_lines(sys.stdin.fileno()))
     try:

@@ -31,14 +31,12 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
-from pathlib import Path
 from typing import TextIO
 
-from saz.engine.engine import Engine, EngineConfig
+from saz.engine.engine import Engine
 from saz.engine.games import GAME_NAMES, GAMES, GameError, game_class
-from saz.engine.players import PLAYERS
-from saz.engine.search.options import add_search_arguments, search_options
+from saz.engine.search.options import add_search_arguments
+from saz.protocol.engine_options import add_engine_arguments, engine_config
 from saz.protocol.gtp_commands import Command, GtpEngine, GtpError, Streamed
 from saz.protocol.vertex import vertex_convention
 
@@ -213,24 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "Quarry; tournaments: gogui-twogtp).")
     parser.add_argument("--game", choices=GAME_NAMES, default="go",
                         help="the game to start with (set_game changes it)")
-    brain = parser.add_mutually_exclusive_group()
-    brain.add_argument("--model", type=Path, metavar="PATH",
-                       help="the network (.onnx with its .json card); default: the shipped "
-                            "model of the game")
-    brain.add_argument("--player", choices=sorted(PLAYERS),
-                       help="answer genmove with a reference player instead of the network "
-                            "(random; greedy: one ply of a per-game heuristic); no model needed")
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                        help="where the network runs (auto: CUDA when available)")
-    limit = parser.add_mutually_exclusive_group()
-    limit.add_argument("--visits", type=int, metavar="N",
-                       help="visits per move (a cap under a clock too)")
-    limit.add_argument("--time-per-move", type=float, metavar="S",
-                       help="seconds per move when the controller sets no clock")
-    parser.add_argument("--threads", type=int, metavar="N",
-                        help="CPU threads of the network (default: the cores)")
-    parser.add_argument("--ponder", action="store_true",
-                        help="keep searching on the opponent's time")
+    add_engine_arguments(parser, time_per_move=True)
     parser.add_argument("--size", type=int, metavar="N",
                         help="the starting board size (default: " + ", ".join(
                             f"{name} {cls.default_size}" for name, cls in GAMES.items()) + ")")
@@ -275,21 +256,12 @@ def main(argv: Sequence[str] | None = None, *, stdin: Iterable[str] | None = Non
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, format="saz gtp: %(message)s",
                         level=logging.INFO if args.verbose else logging.WARNING)
-    for name, value in (("--visits", args.visits), ("--threads", args.threads)):
-        if value is not None and value < 1:
-            parser.error(f"{name} must be at least 1")
-    if args.time_per_move is not None and not args.time_per_move > 0:
-        parser.error("--time-per-move must be positive")
     if args.resign_threshold is not None and not 0 < args.resign_threshold < 1:
         parser.error("--resign-threshold must be a winrate between 0 and 1")
     if args.rule is not None and "rule" not in game_class(args.game).rule_options:
         parser.error("--rule is Gomoku's (Go's rules come from komi and kgs-rules)")
     rules = {} if args.rule is None else {"rule": args.rule}
-    engine = Engine(EngineConfig(game=args.game, model=args.model, device=args.device, rules=rules,
-                                 threads=args.threads, visits=args.visits,
-                                 time_per_move=args.time_per_move, ponder=args.ponder,
-                                 player=args.player,
-                                 search=replace(search_options(parser, args), seed=args.seed)))
+    engine = Engine(engine_config(parser, args, game=args.game, rules=rules, seed=args.seed))
     if args.size is not None:
         try:
             if not vertex_convention(args.game).fits(args.size, args.size):

@@ -32,7 +32,9 @@ from saz.engine.search.clock import (
     NoTimeLimit,
 )
 from saz.engine.search.options import SearchOptions, SubgraphSampling, search_options
+from saz.protocol import gomocup
 from saz.protocol.client_errors import EngineExited, EngineTimeout
+from saz.protocol.engine_options import engine_config
 from saz.protocol.gtp import build_parser, clean, format_reply, main, parse_command
 from saz.protocol.gtp_client import GtpClient, ProtocolError, parse_reply
 from saz.protocol.gtp_commands import Command, GtpEngine, GtpError
@@ -533,6 +535,31 @@ def test_the_evaluation_cache_size_reaches_the_search() -> None:
         == 256 << 20
     assert search_options(parser, parser.parse_args(["--eval-cache", "0"])).eval_cache_bytes == 0
     assert search_options(parser, parser.parse_args([])).eval_cache_bytes == 64 << 20
+
+
+# -- the engine options, one definition for saz gtp and pbrain-saz --------------------------------
+def test_both_front_ends_read_the_engine_options_alike() -> None:
+    argv = ["--player", "greedy", "--device", "cpu", "--visits", "7", "--threads", "2", "--ponder",
+            "--subgraphs", "1"]
+    gtp_parser, brain_parser = build_parser(), gomocup._parser()
+    ours = engine_config(gtp_parser, gtp_parser.parse_args(argv), game="gomoku")
+    theirs = engine_config(brain_parser, brain_parser.parse_args(argv), game="gomoku")
+    assert ours == theirs
+    assert (ours.player, ours.device, ours.visits, ours.threads, ours.ponder) == (
+        "greedy", "cpu", 7, 2, True)
+    assert ours.search.subgraphs.count == 1 and ours.time_per_move is None
+    with pytest.raises(SystemExit):  # GTP's alone: a controller may set no clock
+        brain_parser.parse_args(["--time-per-move", "1"])
+
+
+@pytest.mark.parametrize("argv", [["--visits", "0"], ["--threads", "0"]])
+def test_both_front_ends_refuse_a_visit_or_thread_count_below_one(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    for run in (lambda: main(argv, stdin=[], stdout=io.StringIO()), lambda: gomocup.main(argv)):
+        with pytest.raises(SystemExit) as exit_:
+            run()
+        assert exit_.value.code == 2
+        assert f"{argv[0]} must be at least 1" in capsys.readouterr().err
 
 
 # -- PUCT's constants on the command line (Leela Zero's --puct, --fpu_reduction, --batchsize) -----
