@@ -4,7 +4,8 @@ GTP `loadsgf` replays a record up to a move; this module turns the text into pla
 leaves the replaying to the front-end, which knows the rules (moves out of turn, setup). It reads
 SGF FF[1]..FF[4] (https://www.red-bean.com/sgf/):
 
-* the tree's main line only (the first variation at every branch);
+* the tree's main line only (the first variation at every branch), of the first game of a
+  collection (`game_trees` splits a collection into its games);
 * the root's `GM` (game type: 1 Go, 2 Othello, 4 Gomoku), `SZ` (`19` or `19:13`), `KM`, `HA`,
   and the players' names `PB` / `PW` and the game comment `GC` (what game records are read for);
 * in every node: the moves `B` / `W` (a point, or pass: the empty value, or `tt` on boards up to
@@ -91,6 +92,33 @@ class SgfGame:
         when neither names it."""
         return (BLACK if player == self.player_black else
                 WHITE if player == self.player_white else None)
+
+
+def game_trees(text: str) -> list[str]:
+    """The text of each game tree of an SGF collection (`(;...)(;...)`, SGF's many games in one
+    file), in order, each from its `(` to its `)`: one for a record of a single game. SgfError
+    when the text holds no tree, or one is malformed or not closed."""
+    reader = _Reader(text)
+    trees = []
+    while (token := reader.next_token()) is not None:
+        if token != "(":
+            raise SgfError(f"unexpected {token!r} at offset {reader.pos - 1}: a game tree "
+                           "starts with '('")
+        start, depth = reader.pos - 1, 1
+        while depth:
+            token = reader.next_token()
+            if token == ";":
+                reader.properties()
+            elif token in ("(", ")"):
+                depth += 1 if token == "(" else -1
+            elif token is None:
+                raise SgfError("the game tree is not closed: a ')' is missing")
+            else:
+                raise SgfError(f"unexpected {token!r} at offset {reader.pos - 1}")
+        trees.append(text[start:reader.pos])
+    if not trees:
+        raise SgfError("no game tree: the text holds no '('")
+    return trees
 
 
 def parse_sgf(text: str) -> SgfGame:

@@ -5,7 +5,6 @@ torch is imported inside the fixtures, not here, so that test modules that never
 """
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,10 +16,18 @@ if TYPE_CHECKING:
     from saz.tools.train.checkpoint import Checkpoint
     from saz.tools.train.model import PolicyValueNet
 
-#: Generation 118 of the Gomoku run, shipped until the shape planes (Gomoku features version 3):
-#: the tests that replay one of its searches, or feed it the planes of a newer version, load it
-#: from here rather than `models/`, which moves on.
-GOMOKU_GEN118 = Path(__file__).parents[1] / "docs" / "experiments" / "gomoku-run" / "gen118.onnx"
+#: The tests' fixed files: real records and models that the tests read and never change.
+DATA = Path(__file__).parent / "data"
+
+#: Generation 118 of the Gomoku run, shipped until the shape planes (Gomoku features version 3),
+#: with its card: the tests that replay one of its searches, or feed it the planes of a newer
+#: version, load it from here rather than `models/`, which moves on.
+GOMOKU_GEN118 = DATA / "gomoku-gen118.onnx"
+
+#: Two real games against AIWine as `saz match` wrote them, games 1 and 6 of the match
+#: gomoku-threats-rootfix-vs-aiwine-15x15 (saz as "saz-rootfix"): the first won as Black, the
+#: second lost as White.
+AIWINE_GAMES = DATA / "gomoku-threats-rootfix-vs-aiwine-15x15-games-1-6.sgf"
 
 #: Hidden width of the test networks: small enough to export and run fast, wide enough that a
 #: wrong aggregation cannot hide in rounding.
@@ -90,13 +97,7 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., TinyMo
 
 
 @pytest.fixture
-def aiwine_records(tmp_path: Path) -> Path:
-    """Two real games against AIWine as `saz match` wrote them: game 1 of
-    docs/matches/gomoku-threats-rootfix-vs-aiwine-15x15, which saz ("saz-rootfix") won as Black,
-    and game 6, which it lost as White; in a records folder of their own."""
-    match = (Path(__file__).parents[1] / "docs" / "matches"
-             / "gomoku-threats-rootfix-vs-aiwine-15x15")
-    (tmp_path / "games").mkdir()
-    for number in (1, 6):
-        shutil.copy(match / "games" / f"{number:04d}.sgf", tmp_path / "games")
-    return tmp_path
+def aiwine_records() -> Path:
+    """`AIWINE_GAMES`: the SGF collection of two real games against AIWine, the first won by
+    saz ("saz-rootfix") as Black, the second lost as White."""
+    return AIWINE_GAMES

@@ -1,24 +1,23 @@
 """`saz bench threats` (tools/bench/threats.py): the positions it takes from match records.
 
-The record is real: docs/matches/gomoku-threats-rootfix-vs-aiwine-15x15, game 6.
+The record is real: game 6 of the match gomoku-threats-rootfix-vs-aiwine-15x15, the second of
+the two games in `tests/data` (`conftest.AIWINE_GAMES`).
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
+from conftest import AIWINE_GAMES
+from saz.protocol.sgf import game_trees
 from saz.tools.bench.threats import positions
-
-GAME = (Path(__file__).parents[1] / "docs" / "matches" / "gomoku-threats-rootfix-vs-aiwine-15x15"
-        / "games" / "0006.sgf")
 
 
 @pytest.fixture
 def records(tmp_path: Path) -> Path:
-    (tmp_path / "games").mkdir()
-    shutil.copy(GAME, tmp_path / "games")
+    """A folder holding game 6 alone, as a file of its own."""
+    (tmp_path / "0006.sgf").write_text(game_trees(AIWINE_GAMES.read_text())[1])
     return tmp_path
 
 
@@ -35,7 +34,7 @@ def test_every_open_position_with_enough_stones_and_no_forced_move(records: Path
 
 
 def test_a_record_with_setup_stones_is_refused(records: Path) -> None:
-    path = records / "games" / "0006.sgf"
+    path = records / "0006.sgf"
     path.write_text(path.read_text().replace(";B[", ";AB[aa];B[", 1))
     with pytest.raises(ValueError, match="setup stones are not supported"):
         positions([records], min_stones=6, limit=400)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from saz.tools.match.records import MatchRecord, read_games
 from saz.tools.train.evaluate import Anchor, EvaluateError, best, chosen, main
 from tests.test_train import TINY_CONFIG
 
@@ -45,8 +46,8 @@ def test_anchors_are_played_once_and_tabulated(tiny_run: Path,
             "--tc", "move=10", "--best", "7"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    record = tiny_run / "evaluation" / "gen_00001-vs-greedy-7x7"
-    assert len(list((record / "games").glob("*.sgf"))) == 2
+    record = MatchRecord.of(tiny_run / "evaluation" / "gen_00001-vs-greedy-7x7")
+    assert len(list(read_games([record.games]))) == 2
     with open(tiny_run / "evaluation.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [(r["generation"], r["anchor"], r["board"], r["played"]) for r in rows] == [
@@ -55,9 +56,9 @@ def test_anchors_are_played_once_and_tabulated(tiny_run: Path,
     assert float(rows[0]["positions"]) > 0  # joined with the run's metrics
     assert "best at 7x7 against greedy: generation 1" in out
 
-    stamp = (record / "summary.json").stat().st_mtime_ns
+    stamp = record.summary.stat().st_mtime_ns
     assert main(args) == 0  # a finished match is not played again
-    assert (record / "summary.json").stat().st_mtime_ns == stamp
+    assert record.summary.stat().st_mtime_ns == stamp
 
 
 def test_bad_options_are_refused(tiny_run: Path) -> None:

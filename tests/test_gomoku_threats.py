@@ -340,13 +340,13 @@ def test_a_fresh_root_searches_only_the_defences_against_a_win_by_fours() -> Non
 
 
 def test_a_guarded_search_confirms_the_move_it_plays() -> None:
-    """A 15x15 game AIWine won against saz as Black (docs/matches/
-    gomoku-threats-rootfix-vs-aiwine-15x15, game 6, before White's 4th move). Black, were it to
-    move, wins by threes, so the root guard screens the network's favourites at a quarter budget
-    each; generation 118's favourite after the search (the model shipped when this was written),
-    (10, 5), passes that screen but loses
-    to a win by threats that takes more search. The search now checks the move it would play
-    more deeply, finds it lost, and plays one that the same deep check does not refute."""
+    """A 15x15 game AIWine won against saz as Black (game 6 of the match
+    gomoku-threats-rootfix-vs-aiwine-15x15, `conftest.AIWINE_GAMES`, before White's 4th move).
+    Black, were it to move, wins by threes, so the root guard screens the network's favourites at
+    a quarter budget each; generation 118's favourite after the search (the model shipped when
+    this was written), (10, 5), passes that screen but loses to a win by threats that takes more
+    search. The search now checks the move it would play more deeply, finds it lost, and plays one
+    that the same deep check does not refute."""
     from saz.engine.evaluator import Evaluator
     from saz.engine.search import mcts
     from saz.engine.search.options import SearchOptions
@@ -394,8 +394,8 @@ def test_the_threat_options_are_front_end_options(capsys: pytest.CaptureFixture[
 
 
 def test_under_a_clock_the_root_searches_deeper_for_its_own_win() -> None:
-    """Ply 16 of a 20x20 game against AIWine (docs/matches/gomoku-deep-gen485-vs-aiwine-20x20,
-    game 24): Black, saz, had a win by threats that takes between 500,000 and 1,000,000
+    """Ply 16 of a 20x20 game against AIWine (game 24 of the match
+    gomoku-deep-gen485-vs-aiwine-20x20, in git at e64e2fd): Black, saz, had a win by threats that takes between 500,000 and 1,000,000
     positions to find, let it go and lost. Under a clock the root now searches up to
     `threat_win_nodes` for its own win and plays it at once; a visit cap, or
     `threat_win_nodes=0`, keeps the root's 200,000 (self-play is unchanged)."""

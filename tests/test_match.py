@@ -13,22 +13,21 @@ from pathlib import Path
 import pytest
 
 from saz.engine.games import BLACK, DRAW, WHITE, new_game
-from saz.protocol.sgf import parse_sgf
+from saz.protocol.sgf import game_trees, parse_sgf
 from saz.protocol.sgf_writer import SgfInfo, format_sgf
 from saz.protocol.vertex import vertices_for
 from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused, resolve_program
 from saz.tools.match.elo import Record, Sprt, Verdict, elo_of_score, estimate, score_of_elo
 from saz.tools.match.match import (
     MatchConfig,
-    OPENING_NOTE,
     MatchError,
     main,
-    opening_plies,
     random_openings,
     read_openings,
     run_match,
     schedule,
 )
+from saz.tools.match.records import OPENING_NOTE, MatchRecord, opening_plies, read_games
 from saz.tools.match.referee import Reason, play_game
 from saz.tools.match.time_control import Clock, MatchTimeControl, MatchTimeControlError
 
@@ -498,7 +497,8 @@ def test_a_match_writes_lines_records_and_a_summary(tmp_path: Path) -> None:
                         "'nonsense' to BOARD, not a move x,y)")
     assert games[1].startswith("game 2/3: broken (B) - five (W): W+F by illegal, 0 moves")
     assert lines[-2] == "  five vs broken: 3-0-0 (W-L-D), Elo +inf [-154, +inf]"
-    summary = json.loads((tmp_path / "m" / "summary.json").read_text())
+    assert lines[-1] == f"games in {tmp_path}/m.sgf, summary in {tmp_path}/m.json"
+    summary = json.loads((tmp_path / "m.json").read_text())
     assert summary["totals"] == {"five": {"wins": 3, "losses": 0, "draws": 0},
                                  "broken": {"wins": 0, "losses": 3, "draws": 0}}
     assert (summary["elo"]["elo"], summary["elo"]["lower"]) == (None, -153.5)
@@ -506,12 +506,21 @@ def test_a_match_writes_lines_records_and_a_summary(tmp_path: Path) -> None:
     assert summary["games"][1] | {"seconds": None, "slowest_move": None, "detail": None} == {
         "game": 2, "black": "broken", "white": "five", "result": "W+F", "winner": "five",
         "reason": "illegal", "detail": None, "moves": 0, "opening_plies": 0,
-        "seconds": None, "slowest_move": None, "sgf": "games/0002.sgf"}
+        "seconds": None, "slowest_move": None}
     assert summary["settings"]["time_control"] == "move=5"
-    record = parse_sgf((tmp_path / "m" / "games" / "0001.sgf").read_text())
+    # One collection, its games in the order of their numbers (two were played at once), as the
+    # summary lists them.
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("m")) == [
+        "m.json", "m.sgf"]
+    trees = game_trees((tmp_path / "m.sgf").read_text())
+    assert [f"GN[five vs broken, game {n}]" in tree for n, tree in zip(
+        (1, 2, 3), trees, strict=True)] == [True] * 3
+    record = parse_sgf(trees[0])
     assert record.game == "gomoku" and [n.move.move for n in record.nodes if n.move] == [0]
     assert record.rules == "freestyle"  # RU, which `Replay` reads back
-    assert "RE[W+F]" in (tmp_path / "m" / "games" / "0002.sgf").read_text()
+    assert "RE[W+F]" in trees[1]
+    assert [game.sgf.result for game in read_games([tmp_path / "m"])] == [
+        g["result"] for g in summary["games"]]
 
 
 def test_the_match_stops_once_the_sprt_decides(tmp_path: Path) -> None:
@@ -533,10 +542,10 @@ def test_openings_alternate_colours_through_the_match(tmp_path: Path) -> None:
                    "--seed", "3", "--tc", "move=10", "--out", str(out),
                    "--engine", f"r1={command}", "--engine", f"r2={command}"], stdout=io.StringIO())
     assert status == 0
-    summary = json.loads((out / "summary.json").read_text())
+    summary = json.loads(MatchRecord.of(out).summary.read_text())
     assert [(g["black"], g["white"]) for g in summary["games"]] == [
         ("r1", "r2"), ("r2", "r1"), ("r1", "r2"), ("r2", "r1")]
-    records = [parse_sgf((out / g["sgf"]).read_text()) for g in summary["games"]]
+    records = [game.sgf for game in read_games([out])]
     assert {r.rules for r in records} == {"Tromp-Taylor"}
     openings = [tuple(n.move.move for n in r.nodes if n.move)[:2] for r in records]
     setup = GameSetup("go", 5, 5, MatchTimeControl.parse("move=10"), {"komi": 7.5})
@@ -598,10 +607,10 @@ def test_a_short_match_against_a_real_peer(tmp_path: Path, game: str, size: str,
     assert main(["--game", game, "--size", size, "--games", "2", "--tc", "move=5",
                  "--out", str(out), "--engine", f"greedy={greedy}",
                  "--engine", f"peer={peer}"], stdout=io.StringIO()) == 0
-    summary = json.loads((out / "summary.json").read_text())
+    summary = json.loads(MatchRecord.of(out).summary.read_text())
     assert [g["reason"] for g in summary["games"]] == ["score", "score"]
-    for entry in summary["games"]:
-        record = parse_sgf((out / entry["sgf"]).read_text())
+    for entry, recorded in zip(summary["games"], read_games([out]), strict=True):
+        record = recorded.sgf
         replay = new_game(game, int(size))
         for node in record.nodes:
             if node.move:

@@ -402,8 +402,8 @@ def test_winning_moves_are_exactly_the_wipeouts_and_the_wipeouts_one_move_later(
 
 
 def test_a_wipeout_three_plies_ahead_is_a_winning_move() -> None:
-    """The greedy player's win in a 16x16 match (docs/matches/othello-15-gen25-vs-greedy-16x16-
-    tactics, game 15): after Black's 49th move White plays d4, and every black move then lets
+    """The greedy player's win in a 16x16 match (game 15 of
+    models/records/othello-15-gen25-vs-greedy-16x16-tactics.sgf): after Black's 49th move White plays d4, and every black move then lets
     White turn over all of Black's discs. Black's 49th move already lost to it."""
     sgf = ("ij hj gi jj gh fg gg hg gj gk ji ki fk fj gf fe ef de hk hl fi ej di fl gl ek il jl "
            "el dj hm dm em in ci bh cj bj cn bo bi dh jh fm ff kg hf if ee dd bk bl").split()

@@ -18,21 +18,23 @@ from saz.engine.model_card import ModelCard, ModelCardError
 from saz.tools.match import strength
 from saz.tools.match.match import main as match_main
 from saz.tools.match.strength import StrengthError, StrengthRow, markdown, read_record, record_rows, rows
+from conftest import DATA
 # The scripted fake engines of the match tests: `five` wins every game, `broken` loses it.
 from test_match import _winner_and_loser
 
 REPO = Path(__file__).resolve().parent.parent
-#: A real record: the shipped Gomoku model against greedy at 15x15, 39-1-0 (docs/STRENGTH.md).
-RECORD_15 = REPO / "docs" / "matches" / "gomoku-1h-vs-greedy-15x15"
+#: A real record's summary (its games are not needed here): the Gomoku model shipped after one
+#: hour of training against greedy at 15x15, 39-1-0, written before summaries held the command.
+RECORD_15 = DATA / "gomoku-1h-vs-greedy-15x15"
 COMMAND_15 = ("saz match --game gomoku --size 15 --games 40 --tc move=5 --random-plies 2 "
-              "--seed 1 --out docs/matches/gomoku-1h-vs-greedy-15x15 --engine 'saz=.venv/bin/"
+              "--seed 1 --out runs/gomoku-1h-vs-greedy-15x15 --engine 'saz=.venv/bin/"
               "pbrain-saz --visits 100' --engine 'greedy=.venv/bin/pbrain-saz --player greedy'")
 ROW_15 = StrengthRow(
     engine="saz", engine_command=".venv/bin/pbrain-saz --visits 100",
     opponent="greedy", opponent_command=".venv/bin/pbrain-saz --player greedy",
     game="gomoku", board="15x15", games=40, wins=39, losses=1, draws=0,
     elo="+636 [+441, +inf]", time_control="move=5", openings="random 2 plies, seed 1",
-    command=COMMAND_15, record="docs/matches/gomoku-1h-vs-greedy-15x15")
+    command=COMMAND_15, record="tests/data/gomoku-1h-vs-greedy-15x15")
 
 
 @pytest.fixture
@@ -47,7 +49,7 @@ def card(tmp_path: Path) -> Path:
 
 
 def summary_of(row: StrengthRow) -> dict[str, Any]:
-    """A summary.json as `saz match` writes it (the fields a row reads), for `row`'s match."""
+    """A summary as `saz match` writes it (the fields a row reads), for `row`'s match."""
     width, height = (int(n) for n in row.board.split("x"))
     counts = {"wins": row.wins, "losses": row.losses, "draws": row.draws}
     return {"command": row.command,
@@ -60,24 +62,27 @@ def summary_of(row: StrengthRow) -> dict[str, Any]:
             "elo": {"engine": row.engine, "opponent": row.opponent, "text": row.elo}}
 
 
-def write_record(directory: Path, summary: dict[str, Any]) -> Path:
-    directory.mkdir(parents=True)
-    (directory / strength.SUMMARY_FILE).write_text(json.dumps(summary))
-    return directory
+def write_record(path: Path, summary: dict[str, Any]) -> Path:
+    """The record PATH whose summary, PATH.json, is `summary` (no games: a row reads none)."""
+    path.with_name(path.name + ".json").write_text(json.dumps(summary))
+    return path
 
 
 # -- rows ------------------------------------------------------------------------------------------
 def test_a_real_summary_becomes_its_row() -> None:
     """The 15x15 record predates summaries' commands: refused without one, exact with one."""
-    with pytest.raises(StrengthError, match="summary.json: .* give the command"):
+    with pytest.raises(StrengthError, match=r"15x15\.json: .* give the command"):
         read_record(RECORD_15)
     row = read_record(RECORD_15, COMMAND_15)
     assert row == StrengthRow(**ROW_15.to_dict() | {"record": RECORD_15.as_posix()})
     assert row.wld == "39-1-0"
-    summary = json.loads((RECORD_15 / "summary.json").read_text())
-    # The folder as given on the command line, however it was spelled.
-    assert StrengthRow.from_summary(summary, "./docs/matches/gomoku-1h-vs-greedy-15x15/",
-                                    COMMAND_15) == ROW_15
+    summary = json.loads(RECORD_15.with_name(RECORD_15.name + ".json").read_text())
+    # The record as given on the command line, however it was spelled: PATH, PATH.json or
+    # PATH.sgf, from here or not.
+    for spelled in ("./tests/data/gomoku-1h-vs-greedy-15x15",
+                    "tests/data/gomoku-1h-vs-greedy-15x15.json",
+                    "tests/data/gomoku-1h-vs-greedy-15x15.sgf"):
+        assert StrengthRow.from_summary(summary, spelled, COMMAND_15) == ROW_15
 
 
 def test_the_summarys_own_command_is_used_and_an_explicit_one_wins(tmp_path: Path) -> None:
@@ -129,7 +134,7 @@ def test_a_rerun_match_replaces_its_row_in_place(card: Path) -> None:
     other = StrengthRow(**ROW_15.to_dict() | {"opponent": "random", "record": "m/random"})
     record_rows(card, [ROW_15, other])
     rerun = StrengthRow(**ROW_15.to_dict() | {"games": 41, "wins": 40, "elo": "+650 [+450, +inf]"})
-    spelled_otherwise = StrengthRow.from_summary(summary_of(rerun), "./" + ROW_15.record + "/")
+    spelled_otherwise = StrengthRow.from_summary(summary_of(rerun), "./" + ROW_15.record + ".json")
     record_rows(card, [spelled_otherwise])
     assert rows(ModelCard.load(card)) == (rerun, other)
 
@@ -169,7 +174,7 @@ def test_saz_match_card_records_the_match_end_to_end(card: Path, tmp_path: Path)
             "--engine", f"five={five.command}", "--engine", f"broken={broken.command}"]
     out = io.StringIO()
     assert match_main(argv, stdout=out) == 0
-    summary = json.loads((tmp_path / "m" / "summary.json").read_text())
+    summary = json.loads((tmp_path / "m.json").read_text())
     assert shlex.split(summary["command"]) == ["saz", "match", *argv]
     (row,) = rows(ModelCard.load(card))  # -291: the exact bound after two straight wins
     assert row == StrengthRow(
@@ -198,7 +203,7 @@ def test_saz_match_refuses_a_bad_card_before_any_game(card: Path, tmp_path: Path
         match_main(argv, stdout=io.StringIO())
     assert exit_info.value.code == 2
     assert words in capsys.readouterr().err
-    assert not (tmp_path / "m").exists()  # no game was played
+    assert not list(tmp_path.glob("m*"))  # no game was played, no record written
 
 
 def test_saz_match_card_needs_out(card: Path, capsys) -> None:
@@ -215,18 +220,19 @@ def test_saz_card_adds_records_and_prints_the_table(card: Path, tmp_path: Path,
     before = card.read_bytes()
     assert strength.main([str(card), "--add", str(RECORD_15)]) == 2  # no command in it
     assert "give the command" in capsys.readouterr().err and card.read_bytes() == before
-    relative = "docs/matches/gomoku-1h-vs-greedy-15x15"
-    assert strength.main([str(card), "--add", str(REPO / relative), "--command",
+    assert strength.main([str(card), "--add", str(RECORD_15) + ".json", "--command",
                           COMMAND_15]) == 0
     out = capsys.readouterr().out
     assert out.endswith(markdown(
-        [StrengthRow(**ROW_15.to_dict() | {"record": (REPO / relative).as_posix()})]) + "\n")
+        [StrengthRow(**ROW_15.to_dict() | {"record": RECORD_15.as_posix()})]) + "\n")
+    (row,) = rows(ModelCard.load(card))
+    assert row.record == RECORD_15.as_posix()  # the record's PATH, without the suffix given
     training = json.loads(card.read_text())["training"]  # the shipped model's, whichever it is
     assert out.startswith(f"## Training\n\nTrained on {', '.join(training['board_sizes'])}: "
                           f"{training['generations']} generations")
     with pytest.raises(SystemExit):
         strength.main([str(card), "--add", "a", "b", "--command", "saz match"])
-    assert "exactly one --add DIR" in capsys.readouterr().err
+    assert "exactly one --add PATH" in capsys.readouterr().err
 
 
 def test_saz_card_is_a_subcommand_that_imports_no_torch(card: Path) -> None:

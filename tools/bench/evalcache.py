@@ -1,6 +1,6 @@
 """`saz bench cache`: what the evaluation cache saves over whole games.
 
-    saz bench cache --records DIR [DIR ...] --player NAME [--model M] [--visits 1500] [--games 4]
+    saz bench cache --records PATH [PATH ...] --player NAME [--model M] [--visits 1500] [--games 4]
 
 A fresh tree per position (as `saz bench search` measures) has nothing to find in a cache: what
 it saves shows over a game, where each search reuses the last one's subtree and meets positions
@@ -23,7 +23,7 @@ from saz.engine.engine import Engine, EngineConfig
 from saz.engine.search.mcts import SearchStats
 from saz.engine.search.options import SearchOptions
 from saz.protocol.sgf import SgfGame
-from saz.tools.match.match import read_records
+from saz.tools.match.records import read_games
 from saz.tools.match.replay import Replay
 
 
@@ -62,8 +62,8 @@ def search_game(sgf: SgfGame, player: str, config: EngineConfig, totals: Totals)
 
 
 def run(args: argparse.Namespace) -> int:
-    games = [(path, sgf) for path, sgf in read_records(args.records)
-             if sgf.color_of(args.player) is not None][:args.games]
+    games = [(game.where, game.sgf) for game in read_games(args.records)
+             if game.sgf.color_of(args.player) is not None][:args.games]
     if not games:
         print(f"no game of {args.player} in", *args.records)
         return 1
@@ -104,7 +104,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Search a player's positions in match records with the evaluation cache "
                     "off and on, reusing the tree from move to move as the engine does.")
     p.add_argument("--records", type=Path, nargs="+", required=True,
-                   help="directories of saz match records")
+                   help="saz match records (PATH or PATH.sgf), SGF files or folders of them")
     p.add_argument("--player", required=True, help="the player's name in the records (PB/PW)")
     p.add_argument("--model", type=Path, help="the model (default: the game's shipped one)")
     p.add_argument("--visits", type=int, default=1500, help="visits a search (default 1500)")

@@ -1,13 +1,13 @@
 """What Gomoku's threat-space search costs and finds, on positions of real games.
 
-    saz bench threats [--records DIR ...] [--budget 200000] [--leaf-budget 1000]
+    saz bench threats [--records PATH ...] [--budget 200000] [--leaf-budget 1000]
 
-Every position of the game records (saz match SGF files) with at least `--min-stones` stones,
-not over and with no immediate win or forced block, is searched three ways, each from scratch:
-a VCT for the side to move within `--budget` positions (what the root tries first), a VCF within
-`--leaf-budget` (what every new leaf of the tree tries), and the opponent's VCF with its
-defences (what a new leaf does next). The table gives, per search, how often it proved a win,
-the median and slowest time, and the positions visited per second.
+Every position of the game records (`saz match` records, SGF files, folders of them) with at
+least `--min-stones` stones, not over and with no immediate win or forced block, is searched
+three ways, each from scratch: a VCT for the side to move within `--budget` positions (what the
+root tries first), a VCF within `--leaf-budget` (what every new leaf of the tree tries), and the
+opponent's VCF with its defences (what a new leaf does next). The table gives, per search, how
+often it proved a win, the median and slowest time, and the positions visited per second.
 """
 from __future__ import annotations
 
@@ -19,18 +19,19 @@ from pathlib import Path
 from typing import cast
 
 from saz.engine.games.gomoku import Gomoku
-from saz.tools.match.match import read_records
+from saz.tools.match.records import read_games
 from saz.tools.match.replay import Replay
 
-DEFAULT_RECORDS = ("docs/matches/gomoku-threats-vs-aiwine-15x15",)
+#: The shipped Gomoku model's 40 games against AIWine at 15x15 (docs/STRENGTH.md).
+DEFAULT_RECORDS = ("models/records/gomoku-lr-gen402-vs-aiwine-15x15",)
 
 
 def positions(records: list[Path], min_stones: int, limit: int) -> list[Gomoku]:
     """The positions after each move of the records that are worth a threat search: at least
     `min_stones` stones, not over, no win in one and no forced block."""
     found = []
-    for _, sgf in read_records(records):
-        replay = Replay(sgf)
+    for recorded in read_games(records):
+        replay = Replay(recorded.sgf)
         for game in _after_each_move(replay):
             if (game.is_over() or len(game.moves) < min_stones or game.winning_moves()
                     or game.forced_moves() is not None):
@@ -55,7 +56,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("threats", help="Gomoku threat-space search: cost and finds",
                               description=__doc__.splitlines()[0])
     p.add_argument("--records", type=Path, nargs="+", default=[Path(d) for d in DEFAULT_RECORDS],
-                   help="directories of saz match records (default: the AIWine A/B's)")
+                   help="saz match records (PATH or PATH.sgf), SGF files or folders of them "
+                        "(default: the shipped model's games against AIWine at 15x15)")
     p.add_argument("--budget", type=int, default=200_000, help="VCT positions (default 200000)")
     p.add_argument("--leaf-budget", type=int, default=1_000,
                    help="VCF and defence positions (default 1000)")

@@ -17,9 +17,10 @@ skipped. The openings are used in turn, again from the first when the games outn
 
 **Output.** A line per game and the first engine's running record (W-L-D), its Elo difference
 with the 95% interval (`tools/match/elo.py`), and the SPRT's log-likelihood ratio with `--sprt`. The
-match stops starting games once the SPRT decides. With `--out DIR`: `DIR/games/0001.sgf`, ...
-for every game and `DIR/summary.json` (the command that plays the match again, engines,
-settings, each game's result, reason and time, totals, Elo, SPRT), rewritten after every game.
+match stops starting games once the SPRT decides. With `--out PATH`, the match record
+(`tools/match/records.py`): `PATH.sgf`, an SGF collection of every game in the order of their
+numbers, and `PATH.json`, the summary (the command that plays the match again, engines, settings,
+each game's result, reason and time, totals, Elo, SPRT), both rewritten after every game.
 With `--card MODEL.json` as well, the match's row (opponent, board, W-L-D, Elo, ...) is recorded
 in that model card's strength table when the match ends (`tools/match/strength.py`; the first engine
 is the model's). Exit status 0; 2 for a mistake in the match (a bad option, a card that cannot
@@ -30,14 +31,11 @@ This module imports no torch: matches start in a fraction of a second.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
-import re
 import shlex
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import date
@@ -49,14 +47,15 @@ import numpy as np
 from saz.engine.games import BLACK, GAME_NAMES, WHITE, GameError, game_class
 from saz.engine.games.grid import parse_size
 from saz.engine.model_card import ModelCardError
-from saz.protocol.sgf import SgfGame, parse_sgf
 from saz.protocol.sgf_writer import SgfInfo, format_sgf
 from saz.protocol.vertex import GtpValueError, vertices_for
 from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused
 from saz.tools.match.elo import Record, Sprt, Verdict, estimate
+from saz.tools.match.records import OPENING_NOTE, MatchRecord, write_games, write_summary
 from saz.tools.match.referee import GameRecord, new_position, play_game
-from saz.tools.match.strength import SUMMARY_FILE, StrengthError, load_card, read_record, record_rows
+from saz.tools.match.strength import StrengthError, load_card, read_record, record_rows
 from saz.tools.match.time_control import MatchTimeControl, MatchTimeControlError
+
 
 class MatchError(Exception):
     """A match that cannot be played as asked (exit status 2)."""
@@ -193,11 +192,10 @@ def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings
     """Play the match, `config.concurrency` games at a time, calling `on_game` as each ends
     (from this thread, in the order they end); no game starts once the SPRT has decided.
     SetupRefused (after the games in progress end) when an engine refuses the settings."""
-    if config.out is not None:
-        (config.out / "games").mkdir(parents=True, exist_ok=True)
     pending: Iterator[Pairing] = iter(schedule(config.first, config.second, config.games,
                                                config.openings))
     standings = Standings(config)
+    trees: dict[int, str] = {}  # the finished games' SGF, by number
     refused: SetupRefused | None = None
     with ThreadPoolExecutor(config.concurrency, thread_name_prefix="saz-match") as pool:
         running: dict[Future[GameRecord], Pairing] = {}
@@ -222,8 +220,8 @@ def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings
                     continue
                 standings.add(pairing.number, game)
                 if config.out is not None:
-                    write_sgf(config, pairing.number, game)
-                    write_summary(config, standings)
+                    trees[pairing.number] = game_sgf(config, pairing.number, game)
+                    write_record(config, standings, trees)
                 on_game(pairing.number, game, standings)
                 if refused is None and standings.verdict is Verdict.CONTINUE:
                     start_next()
@@ -232,38 +230,9 @@ def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings
     return standings
 
 
-# -- files ----------------------------------------------------------------------------------------
-#: How a record's game comment (GC) says how many of its first plies were the set opening.
-OPENING_NOTE = "; the first {} moves are the opening"
-_OPENING_NOTE_READ = re.compile(re.escape(OPENING_NOTE).replace(re.escape("{}"), r"(\d+)"))
-
-
-def opening_plies(game_comment: str | None) -> int:
-    """How many first plies of a record written by `write_sgf` were the opening, which neither
-    engine chose (0 when its game comment says none were)."""
-    found = _OPENING_NOTE_READ.search(game_comment or "")
-    return int(found.group(1)) if found else 0
-
-
-def sgf_path(number: int) -> str:
-    return f"games/{number:04d}.sgf"
-
-
-def read_records(folders: Sequence[Path]) -> Iterator[tuple[Path, SgfGame]]:
-    """Every game record `saz match` wrote under `folders`, in order, with its path. A record
-    with setup stones (`AB`, `AW`, `AE`) is refused with ValueError: saz match never writes
-    them, and the readers replay the moves from the empty board."""
-    for folder in folders:
-        for path in sorted(folder.glob("games/*.sgf")):  # the names sgf_path gives
-            sgf = parse_sgf(path.read_text(encoding="utf-8"))
-            if any(node.has_setup for node in sgf.nodes):
-                raise ValueError(f"{path}: setup stones are not supported")
-            yield path, sgf
-
-
-def write_sgf(config: MatchConfig, number: int, game: GameRecord) -> Path:
-    """`games/NNNN.sgf` of one game under the match's output folder."""
-    assert config.out is not None
+# -- the record ----------------------------------------------------------------------------------
+def game_sgf(config: MatchConfig, number: int, game: GameRecord) -> str:
+    """The SGF record of one game of the match."""
     setup = config.setup
     control = setup.time_control
     overtime = ", ".join(
@@ -281,13 +250,22 @@ def write_sgf(config: MatchConfig, number: int, game: GameRecord) -> Path:
         comment=comment, application=f"saz:{_version()}",
         move_comments={game.opening_plies - 1: "end of the opening"}
         if game.opening_plies else {})
-    path = config.out / sgf_path(number)
-    path.write_text(format_sgf(game.game, info), encoding="utf-8")
-    return path
+    return format_sgf(game.game, info)
+
+
+def write_record(config: MatchConfig, standings: Standings, trees: Mapping[int, str]) -> None:
+    """The match record so far at `config.out` (`tools/match/records.py`): the collection of
+    the finished games' `trees` (by game number), in the order of their numbers, then the
+    summary, whose `games` are in the same order."""
+    assert config.out is not None
+    record = MatchRecord.of(config.out)
+    write_games(record, (trees[number] for number in sorted(trees)))
+    write_summary(record, summary(config, standings))
 
 
 def summary(config: MatchConfig, standings: Standings) -> dict[str, Any]:
-    """The machine-readable record of the match so far (summary.json)."""
+    """The machine-readable record of the match so far (the record's PATH.json); its `games`
+    in the order of their numbers, as the collection holds them."""
     setup, record = config.setup, standings.record
     first, second = config.first.name, config.second.name
     games = []
@@ -300,8 +278,7 @@ def summary(config: MatchConfig, standings: Standings) -> dict[str, Any]:
             "seconds": {"black": round(game.seconds[BLACK], 3),
                         "white": round(game.seconds[WHITE], 3)},
             "slowest_move": {"black": round(game.slowest[BLACK], 3),
-                             "white": round(game.slowest[WHITE], 3)},
-            "sgf": sgf_path(number)})
+                             "white": round(game.slowest[WHITE], 3)}})
     out: dict[str, Any] = {
         "command": config.command,
         "engines": {first: config.first.command, second: config.second.command},
@@ -326,16 +303,6 @@ def summary(config: MatchConfig, standings: Standings) -> dict[str, Any]:
                        "upper_bound": round(sprt.upper_bound, 4),
                        "verdict": standings.verdict.value}
     return out
-
-
-def write_summary(config: MatchConfig, standings: Standings) -> None:
-    """summary.json, replaced whole (written beside, then renamed): never half a file."""
-    assert config.out is not None
-    path = config.out / SUMMARY_FILE
-    temporary = path.with_suffix(".json.tmp")
-    temporary.write_text(json.dumps(summary(config, standings), indent=2) + "\n",
-                         encoding="utf-8")
-    os.replace(temporary, path)
 
 
 def _counts(record: Record) -> dict[str, int]:
@@ -397,8 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--beta", type=float, default=0.05, help="SPRT's beta (0.05)")
     parser.add_argument("--concurrency", type=int, default=1, metavar="C",
                         help="games played at once (default 1)")
-    parser.add_argument("--out", type=Path, metavar="DIR",
-                        help="write games/NNNN.sgf and summary.json here")
+    parser.add_argument("--out", type=Path, metavar="PATH",
+                        help="record the match: every game in PATH.sgf (an SGF collection), "
+                             "the summary in PATH.json")
     parser.add_argument("--card", type=Path, metavar="MODEL.json",
                         help="when the match ends, record its row in this model card's strength "
                              "table (the first engine plays the model; needs --out)")
@@ -489,7 +457,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
         print(f"SPRT: {standings.verdict.value} accepted after {standings.record.games} games",
               file=out)
     if config.out is not None:
-        print(f"games and summary in {config.out}", file=out)
+        record = MatchRecord.of(config.out)
+        print(f"games in {record.games}, summary in {record.summary}", file=out)
     if args.card is not None:
         assert config.out is not None
         try:  # from the summary just written, as `saz card --add` would

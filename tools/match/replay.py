@@ -1,10 +1,10 @@
 """A `saz match` record replayed move by move: the loop every record reader shares.
 
-The benches and the teacher read finished games to look at the positions in them (the policy's
-agreement with a peer, where a game was decided, a teacher's positions). Each needs the same
-walk: a fresh game of the record's kind and size, the moves played in order, who played each,
-whether it was one of the random opening's plies (which neither engine chose), and a stop where
-a record runs past the end of the game under the rules given. `Replay` is that walk; what to do
+The benchmarks read finished games (`tools/match/records.py`) to look at the positions in them
+(the threat search's cost, the evaluation cache's savings). Each needs the same walk: a fresh
+game of the record's kind and size, the moves played in order, who played each, whether it was
+one of the random opening's plies (which neither engine chose), and a stop where a record runs
+past the end of the game under the rules given. `Replay` is that walk; what to do
 at each move stays with the reader.
 
     replay = Replay(sgf)
@@ -22,7 +22,7 @@ from typing import Any
 from saz.engine.games import BLACK, WHITE, game_class, new_game
 from saz.engine.games.base import Game
 from saz.protocol.sgf import SgfGame
-from saz.tools.match.match import opening_plies
+from saz.tools.match.records import opening_plies
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,14 @@
 """`saz seeds`: one experiment repeated with several seeds, as the paper reports it: the mean score
 and its standard error over the repeats.
 
-    saz seeds docs/matches/paper-gomoku-s1 docs/matches/paper-gomoku-s2 docs/matches/paper-gomoku-s3
+    saz seeds runs/paper-gomoku-s1 runs/paper-gomoku-s2 runs/paper-gomoku-s3
 
-Each folder is a `saz match` record (its summary.json) of the same two arms trained from a
-different seed. A single match's Elo interval says how sure one pairing of networks is; it says
+Each is a `saz match --out PATH` record (its summary, PATH.json) of the same two arms trained from
+a different seed. A single match's Elo interval says how sure one pairing of networks is; it says
 nothing about how much a second training run would differ. The spread between seeds does: the
-standard error here is the sample standard deviation of the per-seed scores over the square root
-of their count (n - 1 in the deviation), so it needs at least two repeats. The pooled record and
-its Elo are printed as well, for comparison with single matches.
+standard error here is the sample standard deviation of the per-seed scores over the square root of
+their count (n - 1 in the deviation), so it needs at least two repeats. The pooled record and its
+Elo are printed as well, for comparison with single matches.
 
 This module imports no torch.
 """
@@ -71,8 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="saz seeds",
         description="Mean score and its standard error over matches that repeat one "
-                    "experiment with different seeds (each a saz match --out folder).")
-    parser.add_argument("records", nargs="+", type=Path, metavar="DIR",
+                    "experiment with different seeds (each a saz match --out PATH record).")
+    parser.add_argument("records", nargs="+", type=Path, metavar="PATH",
                         help="match records, one per seed, the same arm first in each")
     args = parser.parse_args(argv)
     try:

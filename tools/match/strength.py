@@ -1,26 +1,25 @@
 """The strength table of a model card: one row per `saz match` played by the model.
 
     saz card models/gomoku.json                                   # the table, as Markdown
-    saz card models/gomoku.json --add docs/matches/gomoku-1h-vs-greedy-15x15 ...
+    saz card models/gomoku.json --add models/records/gomoku-lr-gen402-vs-aiwine-15x15 ...
 
 A row says whom the model played (the opponent's name and command), with which engine command,
 on which board, the games' W-L-D and the Elo with its 95% interval (`tools/match/elo.py`), the time
-control and openings, the command that reproduces the match and the folder that holds its record
-(SGF games and `summary.json`). Rows are made from a match's `summary.json`, where the model is
-the first engine; `saz match --card MODEL.json` records its own row when it ends, and
-`saz card --add` records matches played before.
+control and openings, the command that reproduces the match and its record (`PATH` of the games
+`PATH.sgf` and the summary `PATH.json`, `tools/match/records.py`). Rows are made from a match's
+summary, where the model is the first engine unless named; `saz match --card MODEL.json`
+records its own row when it ends, and `saz card --add` records matches played before.
 
 The table is the list `strength["table"]` of the card (`engine/model_card.py`). Everything else
 in the card, the trainer's in-run evaluation under `strength` included, is kept as it was.
-Recording a match whose record folder is already in the table replaces that row in place, so a
-re-run match updates its row instead of adding a second one.
+Recording a match whose record is already in the table replaces that row in place, so a re-run
+match updates its row instead of adding a second one.
 
 This module imports no torch: `saz card` starts at once.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
@@ -29,9 +28,8 @@ from typing import Any
 
 from saz.engine.model_card import ModelCard, ModelCardError, card_path
 from saz.tools.match.elo import Record, estimate
+from saz.tools.match.records import MatchRecord, RecordError, read_summary
 
-#: The file of a match record folder that `saz match --out` writes its summary to.
-SUMMARY_FILE = "summary.json"
 #: The key of `ModelCard.strength` that holds the table.
 TABLE = "table"
 #: The columns of the Markdown table, as docs/STRENGTH.md has them, then the model's command.
@@ -68,7 +66,8 @@ class StrengthRow:
     openings: str
     #: The `saz match ...` command line that plays the match again.
     command: str
-    #: The match record folder (SGF games and summary.json), as given on the command line.
+    #: The match record: PATH of PATH.sgf (the games) and PATH.json (the summary), as given on
+    #: the command line.
     record: str
 
     def __post_init__(self) -> None:
@@ -93,7 +92,7 @@ class StrengthRow:
     @classmethod
     def from_summary(cls, summary: Mapping[str, Any], record: str | PurePath,
                      command: str | None = None, engine: str | None = None) -> StrengthRow:
-        """The row of a match from its summary.json (`tools/match/match.py`) and record folder. The
+        """The row of a match from its summary (`tools/match/match.py`) and its record. The
         summary's own command unless `command` is given; StrengthError when a summary written
         before summaries had one (or not by `saz match` at all) gives none. The model is the
         engine that played first unless `engine` names it; its Elo is then the other side of
@@ -141,26 +140,22 @@ class StrengthRow:
         return asdict(self)
 
 
-def record_name(directory: str | PurePath) -> str:
-    """How a record folder is named in the table: as given, in the same form however it was
-    spelled ("./a/b/" and "a/b" are one folder), so that a re-run replaces its row."""
-    return PurePath(directory).as_posix()
+def record_name(record: str | PurePath) -> str:
+    """How a match record is named in the table: its PATH as given, in the same form however it
+    was spelled ("./a/b.json" and "a/b" are one record), so that a re-run replaces its row."""
+    return MatchRecord.of(record).name
 
 
-def read_record(directory: str | Path, command: str | None = None,
+def read_record(record: str | PurePath, command: str | None = None,
                 engine: str | None = None) -> StrengthRow:
-    """The row of the match recorded in `directory` (its summary.json), the model being
-    `engine` (default: the engine that played first); StrengthError naming the file when it is
-    missing or not a match summary."""
-    path = Path(directory) / SUMMARY_FILE
+    """The row of the match recorded at `record` (PATH, PATH.sgf or PATH.json: its summary),
+    the model being `engine` (default: the engine that played first); StrengthError naming the
+    file when it is missing or not a match summary."""
+    path = MatchRecord.of(record).summary
     try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StrengthError(f"{path}: cannot read the match summary: {exc}") from None
-    if not isinstance(summary, dict):
-        raise StrengthError(f"{path}: not a match summary (a JSON object)")
-    try:
-        return StrengthRow.from_summary(summary, directory, command, engine)
+        return StrengthRow.from_summary(read_summary(record), record, command, engine)
+    except RecordError as exc:
+        raise StrengthError(str(exc)) from None
     except StrengthError as exc:
         raise StrengthError(f"{path}: {exc}") from None
 
@@ -184,7 +179,7 @@ def rows(card: ModelCard) -> tuple[StrengthRow, ...]:
 
 
 def with_row(card: ModelCard, row: StrengthRow) -> ModelCard:
-    """The card with `row` in its table: in place of the row of the same record folder, else
+    """The card with `row` in its table: in place of the row of the same record, else
     last. Every other field, and every other key of `strength`, is unchanged."""
     if row.game != card.game:
         raise StrengthError(f"a {row.game} match ({row.record}) cannot rate a {card.game} model")
@@ -288,16 +283,16 @@ def build_parser() -> argparse.ArgumentParser:
                     "model) as Markdown, after recording match records in it with --add.")
     parser.add_argument("model", type=Path, metavar="MODEL.json",
                         help="the model card (or the .onnx file beside it)")
-    parser.add_argument("--add", type=Path, nargs="+", default=[], metavar="DIR",
-                        help="record these match folders (their summary.json, the model "
-                             "playing first unless --engine names it); a folder already in the "
-                             "table replaces its row")
+    parser.add_argument("--add", type=Path, nargs="+", default=[], metavar="PATH",
+                        help="record these matches (PATH.json, the summary `saz match --out "
+                             "PATH` wrote; the model playing first unless --engine names it); "
+                             "a record already in the table replaces its row")
     parser.add_argument("--engine", metavar="NAME",
                         help="the model's engine in the records, where it did not play first "
                              "(its wins, losses and Elo are recorded)")
     parser.add_argument("--command", metavar="'saz match ...'",
                         help="the command that played the match, for a summary written before "
-                             "summaries recorded it (one DIR only)")
+                             "summaries recorded it (one PATH only)")
     return parser
 
 
@@ -306,9 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is not None and len(args.add) != 1:
-        parser.error("--command names the command of one match: give exactly one --add DIR")
+        parser.error("--command names the command of one match: give exactly one --add PATH")
     try:
-        # Every record is read before the card is written: a bad folder changes nothing.
+        # Every record is read before the card is written: a bad one changes nothing.
         added = [read_record(directory, args.command, args.engine) for directory in args.add]
         card = record_rows(args.model, added) if added else load_card(args.model)
         table = rows(card)

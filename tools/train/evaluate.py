@@ -9,7 +9,8 @@ reference players in-process; anchors are real programs (GNU Go, gtp-rhino, AIWi
 shipped before), played through `saz match` exactly as any other match, and never change, so the
 Elo of every generation against them is on one scale. Each (generation, anchor, board) is one
 match of the generation's network (searched at `--visits`, no noise) against the anchor, recorded
-in `RUN/evaluation/gen_NNNNN-vs-ANCHOR-WxH/` (SGFs and a summary.json whose command replays it).
+in `RUN/evaluation/gen_NNNNN-vs-ANCHOR-WxH.sgf` (the games) and `.json` (the summary, whose
+command replays it; `tools/match/records.py`).
 
 A match whose summary has all its games is never played again, one cut short is played again from
 its start: the command resumes where it stopped, on this machine or another, and runs beside
@@ -41,7 +42,7 @@ from typing import Any
 from saz.engine.games.grid import parse_size
 from saz.tools.match import match as match_cli
 from saz.tools.match.adapters import EngineSpec, GameSetup
-from saz.tools.match.strength import SUMMARY_FILE
+from saz.tools.match.records import SUMMARY_SUFFIX, MatchRecord, RecordError, read_summary
 from saz.tools.match.time_control import MatchTimeControl, MatchTimeControlError
 
 #: Where a run keeps its anchor matches, and the table built from them.
@@ -155,8 +156,8 @@ def chosen(generations: Sequence[int], every: int | None, listed: Sequence[int] 
 
 def _finished(record: Path, games: int) -> bool:
     try:
-        summary = json.loads((record / SUMMARY_FILE).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        summary = read_summary(record)
+    except RecordError:
         return False
     return len(summary.get("games", [])) >= games
 
@@ -205,15 +206,16 @@ def table(run: Run) -> list[dict[str, Any]]:
     """One row per recorded match (finished or not), by generation, board and anchor."""
     progress = run.progress()
     rows = []
-    for summary_path in sorted((run.root / EVALUATION_DIR).glob(f"*/{SUMMARY_FILE}")):
-        m = _RECORD.match(summary_path.parent.name)
+    for summary_path in sorted((run.root / EVALUATION_DIR).glob(f"*{SUMMARY_SUFFIX}")):
+        record = MatchRecord.of(summary_path.relative_to(run.root))
+        m = _RECORD.match(record.stem.name)
         if m is None:
             continue
         try:
-            summary = json.loads(summary_path.read_text(encoding="utf-8"))
+            summary = read_summary(summary_path)
             elo = summary["elo"]
             totals = summary["totals"][elo["engine"]]
-        except (OSError, json.JSONDecodeError, KeyError):
+        except (RecordError, KeyError):
             continue
         generation = int(m.group(1))
         played = totals["wins"] + totals["losses"] + totals["draws"]
@@ -226,7 +228,7 @@ def table(run: Run) -> list[dict[str, Any]]:
             "wins": totals["wins"], "losses": totals["losses"], "draws": totals["draws"],
             "score": round((totals["wins"] + totals["draws"] / 2) / played, 4),
             "elo": elo["elo"], "elo_lower": elo["lower"], "elo_upper": elo["upper"],
-            "elo_text": elo["text"], "record": summary_path.parent.relative_to(run.root).as_posix(),
+            "elo_text": elo["text"], "record": record.name,
         })
     rows.sort(key=lambda r: (r["generation"], r["board"], r["anchor"]))
     return rows

@@ -1,0 +1,165 @@
+"""Match records: the two files `saz match --out PATH` writes, and what every reader reads of them.
+
+    record = MatchRecord.of("models/records/gomoku-lr-gen402-vs-aiwine-15x15")
+    summary = read_summary(record)
+    for game in read_games([record.games]):
+        Replay(game.sgf) ...
+
+A match is recorded as `PATH.sgf`, an SGF collection (SGF's many game trees in one file, which
+GoGui and Sabaki open as a list of games) holding every finished game in the order of the games'
+numbers, and `PATH.json`, its summary (the command that plays the match again, the engines, the
+settings, one entry per finished game, the totals, Elo and SPRT; `tools/match/match.py` says what
+each field holds). The summary's `games` list and the collection's trees are in the same order,
+so the summary's n-th game is the collection's n-th tree; each tree's root names its game number
+too (`GN[first vs second, game N]`). Both files are replaced whole, never half written, after
+every game.
+
+A record is named by PATH, `PATH.sgf` or `PATH.json` alike. The readers of games take records,
+single SGF files (of one game or many) and folders of them (their `*.sgf` files, sorted), so a
+folder of match records is read as every game of every match in it. A game's root comment says
+how many of its first plies were the match's random opening (`OPENING_NOTE`), which neither
+engine chose: `opening_plies` reads it back.
+
+This module imports no torch.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import Any
+
+from saz.protocol.sgf import SgfGame, game_trees, parse_sgf
+
+#: The suffixes of a match record's two files: the games and the summary.
+GAMES_SUFFIX = ".sgf"
+SUMMARY_SUFFIX = ".json"
+
+#: How a record's game comment (GC) says how many of its first plies were the set opening.
+OPENING_NOTE = "; the first {} moves are the opening"
+_OPENING_NOTE_READ = re.compile(re.escape(OPENING_NOTE).replace(re.escape("{}"), r"(\d+)"))
+
+
+class RecordError(ValueError):
+    """A match record that cannot be read: missing, not a summary, or not SGF games."""
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """Where one match is recorded: `stem` + ".sgf" (the games) and `stem` + ".json" (the
+    summary)."""
+
+    stem: PurePath
+
+    @classmethod
+    def of(cls, path: str | PurePath) -> MatchRecord:
+        """The record named by PATH, PATH.sgf or PATH.json."""
+        text = PurePath(path).as_posix()
+        for suffix in (GAMES_SUFFIX, SUMMARY_SUFFIX):
+            if text.endswith(suffix):
+                text = text[:-len(suffix)]
+        return cls(PurePath(text))
+
+    @property
+    def name(self) -> str:
+        """The record as a model card's strength table names it: its stem, in the same form
+        however it was spelled ("./a/b.json" and "a/b" are one record)."""
+        return self.stem.as_posix()
+
+    @property
+    def games(self) -> Path:
+        return Path(f"{self.stem}{GAMES_SUFFIX}")
+
+    @property
+    def summary(self) -> Path:
+        return Path(f"{self.stem}{SUMMARY_SUFFIX}")
+
+
+# -- writing --------------------------------------------------------------------------------------
+def write_games(record: MatchRecord, trees: Iterable[str]) -> None:
+    """The record's collection: the game trees (each as `format_sgf` wrote it) one after the
+    other, replacing the file whole."""
+    _replace(record.games, "".join(trees))
+
+
+def write_summary(record: MatchRecord, summary: dict[str, Any]) -> None:
+    """The record's summary, replacing the file whole."""
+    _replace(record.summary, json.dumps(summary, indent=2) + "\n")
+
+
+def _replace(path: Path, text: str) -> None:
+    """`path` holds `text`: written beside, then renamed, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+# -- reading --------------------------------------------------------------------------------------
+def read_summary(record: MatchRecord | str | PurePath) -> dict[str, Any]:
+    """The summary of a match record (named by PATH, PATH.sgf or PATH.json); RecordError naming
+    the file when it is missing or not a JSON object."""
+    path = (record if isinstance(record, MatchRecord) else MatchRecord.of(record)).summary
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RecordError(f"{path}: cannot read the match summary: {exc}") from None
+    if not isinstance(summary, dict):
+        raise RecordError(f"{path}: not a match summary (a JSON object)")
+    return summary
+
+
+@dataclass(frozen=True)
+class RecordedGame:
+    """One game of a record: the file it is in, its place there (from 1), its main line, and
+    the text of its game tree (a single-game SGF record of its own)."""
+
+    source: Path
+    number: int
+    sgf: SgfGame
+    text: str
+
+    @property
+    def where(self) -> str:
+        """The game as the readers' tables name it: "FILE.sgf#N"."""
+        return f"{self.source.as_posix()}#{self.number}"
+
+
+def record_files(paths: Sequence[str | PurePath]) -> list[Path]:
+    """The SGF files that `paths` name, in order: each a record (PATH, PATH.sgf or PATH.json),
+    an SGF file, or a folder (its `*.sgf` files, sorted); RecordError for a path that is none."""
+    files = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            files += sorted(path.glob(f"*{GAMES_SUFFIX}"))
+        elif path.suffix == GAMES_SUFFIX and path.is_file():
+            files.append(path)
+        elif MatchRecord.of(path).games.is_file():
+            files.append(MatchRecord.of(path).games)
+        else:
+            raise RecordError(f"{path}: no SGF games there (a match record PATH.sgf, an SGF "
+                              "file or a folder of them)")
+    return files
+
+
+def read_games(paths: Sequence[str | PurePath]) -> Iterator[RecordedGame]:
+    """Every game in the files `paths` name (`record_files`), in order. A game with setup
+    stones (`AB`, `AW`, `AE`) is refused with RecordError: `saz match` never writes them, and the
+    readers replay the moves from the empty board. Malformed SGF is an SgfError (a ValueError)."""
+    for path in record_files(paths):
+        for number, text in enumerate(game_trees(path.read_text(encoding="utf-8")), 1):
+            sgf = parse_sgf(text)
+            if any(node.has_setup for node in sgf.nodes):
+                raise RecordError(f"{path}#{number}: setup stones are not supported")
+            yield RecordedGame(path, number, sgf, text)
+
+
+def opening_plies(game_comment: str | None) -> int:
+    """How many first plies of a game `saz match` recorded were the opening, which neither
+    engine chose (0 when its game comment says none were)."""
+    found = _OPENING_NOTE_READ.search(game_comment or "")
+    return int(found.group(1)) if found else 0
