@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from saz.engine.games import game_class
+from saz.engine.games.capabilities import AreaScored
 from saz.protocol.client_errors import ClientError
 from saz.protocol.gtp_client import GtpClient
 from saz.tools.match.adapters import resolve_program
@@ -70,8 +72,10 @@ class Count:
 
 
 def go_records(paths: Sequence[Path]) -> list[RecordedGame]:
-    """The games of Go in the records `paths` name (`records.read_games`), in order."""
-    return [game for game in read_games(paths) if game.sgf.game == "go"]
+    """The games of Go (counted by area: `AreaScored`) in the records `paths` name
+    (`records.read_games`), in order."""
+    return [game for game in read_games(paths)
+            if issubclass(game_class(game.sgf.game), AreaScored)]
 
 
 def how_it_ended(game: RecordedGame) -> str:
