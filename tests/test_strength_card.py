@@ -292,3 +292,22 @@ def test_a_model_that_played_second_is_named_and_its_side_recorded(tmp_path: Pat
     assert read_record(record).engine == "greedy"  # by default, the first engine's
     with pytest.raises(StrengthError, match="no engine 'nobody' in the match"):
         read_record(record, engine="nobody")
+
+
+@pytest.mark.parametrize("game", ["go", "gomoku", "othello"])
+def test_every_row_of_a_shipped_card_is_its_record(game: str) -> None:
+    """Each row of a shipped model's strength table is the row its match record makes (the
+    record's summary, its command included, the model named by the row), and the record's
+    collection holds the games its summary lists, in order."""
+    from saz.tools.match.records import MatchRecord, read_games, read_summary
+
+    table = rows(ModelCard.load(REPO / "models" / f"{game}.json"))
+    assert table
+    for row in table:
+        assert row.record.startswith("models/records/")
+        record = MatchRecord.of(REPO / row.record)
+        assert read_record(record.stem, engine=row.engine) == StrengthRow(
+            **row.to_dict() | {"record": record.name})
+        games = [g["result"] for g in read_summary(record)["games"]]
+        assert [g.sgf.result for g in read_games([record.games])] == games
+        assert len(games) == row.games
