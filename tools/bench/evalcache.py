@@ -16,7 +16,7 @@ tipped a close choice).
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from saz.engine.engine import Engine, EngineConfig
@@ -32,7 +32,7 @@ class Totals:
     """One mode's searches and the sum of their statistics."""
 
     searches: int = 0
-    stats: SearchStats = SearchStats()
+    stats: SearchStats = field(default_factory=SearchStats)
 
     def add(self, stats: SearchStats) -> None:
         self.searches += 1
@@ -67,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
     if not games:
         print(f"no game of {args.player} in", *args.records)
         return 1
-    on = SearchOptions()
-    modes = {"cache off": replace(on, eval_cache_bytes=0), "cache on": on}
+    options = SearchOptions()
+    modes = {"cache off": replace(options, eval_cache_bytes=0), "cache on": options}
     totals = {name: Totals() for name in modes}
     same = compared = 0
     for number, (path, sgf) in enumerate(games):
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             config = EngineConfig(game=sgf.game, model=args.model, visits=args.visits,
                                   threads=args.threads, search=modes[name])
             moves[name] = search_game(sgf, args.player, config, totals[name])
-        pairs = list(zip(*moves.values()))
+        pairs = list(zip(*moves.values(), strict=True))  # the same turns in both modes
         same += sum(a == b for a, b in pairs)
         compared += len(pairs)
         print(f"{path}: {len(pairs)} searches, the same move in {sum(a == b for a, b in pairs)}",
