@@ -84,9 +84,7 @@ def bench_memory(args: argparse.Namespace) -> int:
     proc.stdin.flush()
     deadline = start + seconds + (0 if gtp else 5)
     while time.monotonic() < deadline and proc.poll() is None:
-        rss = _status(proc.pid, "VmRSS")
-        if rss:  # 0: /proc no longer shows the process (it ended between two looks)
-            samples.append((time.monotonic() - start, rss))
+        samples.append((time.monotonic() - start, _status(proc.pid, "VmRSS")))
         if not gtp and any(_is_move(text) for text in lines):
             break  # the turn was answered
         time.sleep(1.0)
