@@ -208,6 +208,7 @@ class Engine:
             search = self._searcher()
             estimator = None
             if isinstance(search, MCTS):
+                # The engine's MCTS always runs an ONNX Evaluator, which has the aux heads' call.
                 candidate = OwnershipEstimator(search.evaluator)  # type: ignore[arg-type]
                 estimator = candidate if candidate.available else None
             self._estimators[self.game_name] = estimator
@@ -318,7 +319,9 @@ class Engine:
             visits = self.config.visits if visits is None else min(visits, self.config.visits)
         if budget.unlimited and visits is None:
             visits = DEFAULT_VISITS
-        finite = (lambda t: t if t != float("inf") else None)
+        def finite(t: float) -> float | None:
+            return t if t != float("inf") else None
+
         return SearchLimits(visits=visits, soft_seconds=finite(budget.soft),
                             hard_seconds=finite(budget.hard), early_stop=budget.stop_early)
 
@@ -333,6 +336,7 @@ class Engine:
             from saz.engine.evaluator import Evaluator, default_model_path
 
             path = self.config.model or default_model_path(self.game_name)
+            # The device is a str from the command line; Evaluator refuses an unknown one.
             evaluator = Evaluator(path, device=self.config.device,  # type: ignore[arg-type]
                                   threads=self.config.threads, game=self.game_name)
             search = MCTS(evaluator, self.config.search)

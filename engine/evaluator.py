@@ -188,8 +188,9 @@ class Evaluator:
         x: `[B, num_nodes, F]` float32, F the game's planes (as `graph.encode` returns it) or
         the network's own (`num_features`); passed through uncopied when C-contiguous float32
         and the network reads every plane. mask: optional `[B, num_nodes]`, bool or float32,
-        nonzero = node kept (the extra node is kept regardless). Returns `(log_policy [B, num_nodes], value [B])`,
-        float32; a masked-out node's log-probability is `model_card.MASKED_LOG_PROB`.
+        nonzero = node kept (the extra node is kept regardless). Returns
+        `(log_policy [B, num_nodes], value [B])`, float32; a masked-out node's log-probability
+        is `model_card.MASKED_LOG_PROB`.
         """
         log_policy, value = self._session.run(OUTPUT_NAMES, self._feed(x, layout, mask))
         return log_policy, value

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -65,7 +65,7 @@ class GraphLayout:
         object.__setattr__(self, "num_nodes", n + 1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def layout(width: int, height: int) -> GraphLayout:
     """The cached graph layout of a width x height board."""
     return GraphLayout(width, height)

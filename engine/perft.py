@@ -2,8 +2,9 @@
 
 Perft checks move generation against published counts (Othello 8x8) and measures its speed, the
 hot path under every search. It walks the tree in the compiled core (`engine/core/`), so it
-measures the rules the search runs, not the Python layer over them. Passes count as plies where the game has them; a position whose game
-is over has no children, so a line that ends early contributes no leaf. The last ply is counted
+measures the rules the search runs, not the Python layer over them. Passes count as plies where
+the game has them; a position whose game is over has no children, so a line that ends early
+contributes no leaf. The last ply is counted
 in bulk (the number of legal moves) rather than played, as is usual for perft.
 """
 from __future__ import annotations
@@ -54,7 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size", required=True, type=parse_size, help="N or WxH")
     parser.add_argument("--rule", help="rule variant (e.g. gomoku: freestyle, exact-five, renju)")
     parser.add_argument("--depth", required=True, type=int)
-    parser.add_argument("--divide", action="store_true", help="print the count below each first move")
+    parser.add_argument("--divide", action="store_true",
+                        help="print the count below each first move")
     args = parser.parse_args(argv)
     if args.depth < 0:
         parser.error("--depth must be >= 0")

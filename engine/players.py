@@ -31,7 +31,6 @@ from saz.engine.games.errors import GameError
 from saz.engine.search.mcts import MoveInfo, SearchLimits, SearchResult, SearchStats
 
 
-
 class Player(Protocol):
     """Anything that picks a move: the reference players here, a search front-end elsewhere."""
 

@@ -58,7 +58,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from saz.engine.engine import Engine
@@ -101,7 +101,8 @@ _NEED_BOARD = frozenset({"RESTART", "BEGIN", "TURN", "BOARD", "TAKEBACK", "PLAY"
 _SWAP2_COUNTS = (0, 3, 5)
 
 #: A list of comma-separated whole numbers in any script: what int() and `\d` would read (the
-#: fullwidth "７", the Arabic-Indic "٣"), and so what a malformed number line looks like.
+#: fullwidth seven U+FF17, the Arabic-Indic three U+0663), and so what a malformed number line
+#: looks like.
 _NUMBERS = re.compile(r"-?\d+(?:\s*,\s*-?\d+)*")
 #: The same list as a manager writes it: the ASCII digits 0-9, spaces and tabs.
 _ASCII_NUMBERS = re.compile(r"-?[0-9]+(?:[ \t]*,[ \t]*-?[0-9]+)*")
@@ -128,7 +129,8 @@ class About:
             meta = metadata.metadata("saz")
         except metadata.PackageNotFoundError:
             return cls()
-        return cls(version=meta.get("Version", "unknown"), author=meta.get("Author", "unknown"))
+        version, author = (meta.get_all(key) or ["unknown"] for key in ("Version", "Author"))
+        return cls(version=version[0], author=author[0])
 
     def line(self) -> str:
         pairs = {"name": self.name, "version": self.version, "author": self.author}
@@ -579,12 +581,14 @@ class GomocupBrain:
         self._report(result)
         self._answer(self._format(result.best_move))
 
-    def _think(self, *, play: bool = False, **kwargs: object) -> SearchResult:
-        """Search the position; with `play`, play the move found (and ponder: `genmove`)."""
+    def _think(self, *, play: bool = False,
+               allowed: Collection[int] | None = None) -> SearchResult:
+        """Search the position, among the `allowed` moves if given; with `play`, play the move
+        found (and ponder: `genmove`)."""
         hurried = self._end_noticed.is_set() or self._stop_noticed.is_set()
         search = self.engine.genmove if play else self.engine.think
-        return search(on_progress=self._watch,  # type: ignore[operator]
-                      progress_interval=0.0 if hurried else WATCH_INTERVAL, **kwargs)
+        return search(on_progress=self._watch,
+                      progress_interval=0.0 if hurried else WATCH_INTERVAL, allowed=allowed)
 
     def _watch(self, _: SearchResult) -> None:
         if self._end_noticed.is_set() or self._stop_noticed.is_set():
@@ -711,7 +715,9 @@ class GomocupBrain:
 
 def _outcome(game: Game) -> str:
     winner = game.winner()
-    return "a draw" if winner == DRAW else f"{COLOR_NAMES[winner]} has won"  # type: ignore[index]
+    if winner is None:
+        raise ValueError("the game is not over")
+    return "a draw" if winner == DRAW else f"{COLOR_NAMES[winner]} has won"
 
 
 # -- the process -----------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Self
 
 from saz.protocol.client_errors import ClientError, EngineExited, EngineTimeout
 
@@ -301,7 +302,7 @@ class PbrainClient:
             except BrokenPipeError:
                 pass
 
-    def __enter__(self) -> PbrainClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,

@@ -31,12 +31,9 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import Self
 
 from saz.protocol.client_errors import ClientError, EngineExited, EngineTimeout
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
 
 #: How long `quit` may take before the engine is killed.
 QUIT_GRACE = 2.0

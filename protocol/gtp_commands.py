@@ -713,7 +713,7 @@ class GtpEngine:
 
         return estimate
 
-    # -- GoGui --------------------------------------------------------------------------------------
+    # -- GoGui -------------------------------------------------------------------------------------
     def gogui_analyze_commands(self, args: tuple[str, ...]) -> str:
         return "\n".join(GOGUI_ANALYZE_COMMANDS)
 
@@ -802,7 +802,9 @@ def _info_writer(info: InfoFormat, vertices: Vertices, max_moves: int | None, em
 def _result_word(game: Game) -> str:
     """`black`, `white` or `draw`: the winner of a finished game."""
     winner = game.winner()
-    return "draw" if winner == DRAW else COLOR_NAMES[winner]  # type: ignore[index]
+    if winner is None:
+        raise ValueError("the game is not over")
+    return "draw" if winner == DRAW else COLOR_NAMES[winner]
 
 
 def _set_up(game: Game, board: np.ndarray, to_move: int, rules: dict) -> Game:

@@ -1,1 +1,2 @@
-"""Trainer, export, match runner and benchmarks (may import torch; the engine never imports this)."""
+"""Trainer, export, match runner and benchmarks (may import torch; the engine never imports
+this)."""

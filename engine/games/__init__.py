@@ -43,6 +43,18 @@ def new_game(name: str, width: int, height: int | None = None, **rules: Any) -> 
 
 
 __all__ = [
-    "BLACK", "WHITE", "EMPTY", "DRAW", "Game", "GAMES", "GAME_NAMES", "game_class", "new_game",
-    "GameError", "IllegalMoveError", "UndoError", "UnsupportedRuleError", "UnsupportedSizeError",
+    "BLACK",
+    "DRAW",
+    "EMPTY",
+    "GAMES",
+    "GAME_NAMES",
+    "WHITE",
+    "Game",
+    "GameError",
+    "IllegalMoveError",
+    "UndoError",
+    "UnsupportedRuleError",
+    "UnsupportedSizeError",
+    "game_class",
+    "new_game",
 ]

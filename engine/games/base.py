@@ -17,11 +17,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
-from saz.engine import _core
+from saz.engine._core import Position as CorePosition
 from saz.engine.games.errors import GameError, IllegalMoveError, UndoError, UnsupportedRuleError
 from saz.engine.games.grid import Grid
 
@@ -36,7 +36,6 @@ COLOR_NAMES = {BLACK: "black", WHITE: "white"}
 #: The moves the core's bindings take (32-bit); anything beyond is off the board.
 _INT32_MIN, _INT32_MAX = -2**31, 2**31 - 1
 
-G = TypeVar("G", bound="Game")
 
 
 class Termination(enum.Enum):
@@ -152,8 +151,11 @@ class Game(ABC):
     setup_by_play: ClassVar[bool] = True
 
     grid: Grid
+    #: The rule set, of the game's own type (Go's `GoRules`, Gomoku's `GomokuRule`, Othello's
+    #: rule name); `with_rules` derives a game under other rules.
+    rules: object
     #: The position in the compiled core: the rules, hash and encoding run there.
-    _core: _core.Position
+    _core: CorePosition
     #: The moves played so far and the colour that played each.
     _moves: list[int]
     _colors: list[int]
@@ -164,7 +166,12 @@ class Game(ABC):
     #: almost always empty, so copies share it.
     _out_of_turn: tuple[int, ...] = ()
 
-    def _attach(self, core: _core.Position) -> None:
+    @abstractmethod
+    def __init__(self, width: int, height: int | None = None, **rules: Any) -> None:
+        """A new game at its start position on a `width` x `height` board (square when
+        `height` is None); `rules` are the game's own keyword parameters (komi, rule)."""
+
+    def _attach(self, core: CorePosition) -> None:
         """Start the history at `core`'s position (a subclass's constructor calls this)."""
         self._core = core
         self._moves = []
@@ -368,13 +375,13 @@ class Game(ABC):
             self._out_of_turn = out_of_turn[:-1]
             self._switch_turn()
 
-    def continued(self: G) -> G | None:
+    def continued(self) -> Self | None:
         """A copy of this finished game that goes on, for a controller that plays on after the
         end (Go after two passes: the passes no longer end it); None where the end is final (a
         five in Gomoku, no disc left to place in Othello), which is the default."""
         return None
 
-    def with_rules(self: G, **changes: Any) -> G:
+    def with_rules(self, **changes: Any) -> Self:
         """This position and its history under other rule parameters (Go's komi, Gomoku's
         rule): setup stones and the colour of every move are kept; nothing is replayed onto an
         empty board. UnsupportedRuleError for parameters the game does not have or values it
@@ -463,7 +470,7 @@ class Game(ABC):
         is the extra node. The core writes them straight into `out`."""
         self._core.encode(out)
 
-    def copy(self: G) -> G:
+    def copy(self) -> Self:
         """An independent copy with the same position and history."""
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)

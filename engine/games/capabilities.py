@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from saz.engine.games.base import Game
+from saz.engine.games.base import BLACK, Game
 
 #: `_core.Position`'s status for a finished search (position.hpp's Solution::SOLVED).
 SOLVED = 2
@@ -64,6 +64,12 @@ class Solution:
 class Solvable(Game):
     """A game whose endgame can be searched to its end: a few empty points leave a tree small
     enough (Othello)."""
+
+    @classmethod
+    @abstractmethod
+    def from_diagram(cls, diagram: str, *, to_move: int = BLACK) -> Solvable:
+        """The position of a text diagram (`str(game)`'s format), `to_move` to play: how a
+        solver's endgame arrives (`saz solve`). GameError on a malformed diagram."""
 
     @abstractmethod
     def solve(self, max_nodes: int = DEFAULT_SOLVE_NODES, *, exact: bool = True

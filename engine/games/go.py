@@ -16,7 +16,7 @@ import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from saz.engine.games.capabilities import AreaScored
 from saz.engine.games.errors import GameError, UnsupportedRuleError, UnsupportedSizeError
 from saz.engine.games.grid import grid
 from saz.engine.games.zobrist import zobrist_keys
+
+if TYPE_CHECKING:  # an alias of the stub's (engine/_core.pyi), not a class at run time
+    from saz.engine._core import GoPosition
 
 MIN_SIZE = 2
 MAX_SIZE = 25
@@ -115,6 +118,7 @@ class Go(AreaScored):
     #: point nothing of an edge more than six steps away.
     feature_version = 2
     feature_prefixes: ClassVar[Mapping[int, int]] = MappingProxyType({1: 10})
+    _core: GoPosition
     RULES: ClassVar[tuple[str, ...]] = RULES
 
     def __init__(self, width: int, height: int | None = None, *, komi: float = 7.5,
@@ -126,7 +130,7 @@ class Go(AreaScored):
                 raise UnsupportedSizeError(
                     f"Go board {width}x{height} is not supported: each side must be "
                     f"{MIN_SIZE}..{MAX_SIZE}")
-        self.rules = GoRules(komi, rule)
+        self.rules: GoRules = GoRules(komi, rule)
         self.grid = grid(int(width), int(height))
         self._reset([], [], BLACK)
 
@@ -224,7 +228,7 @@ class Go(AreaScored):
         if unknown:
             raise UnsupportedRuleError(f"Go has no rule parameters {', '.join(sorted(unknown))}")
         game = self.copy()
-        game.rules = replace(self.rules, **changes)  # type: ignore[arg-type]
+        game.rules = replace(self.rules, **changes)  # type: ignore[arg-type]  # GoRules checks them
         game._core.komi = game.rules.komi
         return game
 

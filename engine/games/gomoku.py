@@ -14,9 +14,10 @@ forbidden to Black.
 
 The rules, the Zobrist hash, the tactics (`winning_moves`, `forced_moves`, `wins_if_played`), the
 forbidden points (`forbidden`), the threat-space search (`threat_win`, `threat_defences`) and
-the node features (`encode`, `threats`, `shapes`) live in the compiled core, `engine/core/gomoku.cpp`
-(`saz.engine._core.GomokuPosition`); this module is the typed layer over it: argument checks with
-their error messages, the rule objects, and the history that `Game` keeps.
+the node features (`encode`, `threats`, `shapes`) live in the compiled core,
+`engine/core/gomoku.cpp` (`saz.engine._core.GomokuPosition`); this module is the typed layer
+over it: argument checks with their error messages, the rule objects, and the history that
+`Game` keeps.
 """
 from __future__ import annotations
 
@@ -25,11 +26,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from types import MappingProxyType
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 
-from saz.engine import _core
+from saz.engine._core import GomokuPosition
+from saz.engine._core import Position as CorePosition
 from saz.engine.games.base import BLACK, DRAW, WHITE, Outcome, Termination
 from saz.engine.games.capabilities import (
     DEFAULT_THREAT_NODES,
@@ -123,6 +125,7 @@ def _span(occupied: np.ndarray, margin: int, min_side: int,
 
 def _check_size(width: object, height: object) -> tuple[int, int]:
     try:
+        # Anything may arrive here; TypeError below says it is not a whole number.
         w, h = operator.index(width), operator.index(height)  # type: ignore[arg-type]
     except TypeError:
         raise UnsupportedSizeError(
@@ -166,7 +169,7 @@ class Gomoku(ThreatSearching):
     feature_prefixes: ClassVar[Mapping[int, int]] = MappingProxyType({3: 11})
     RULES: ClassVar[tuple[str, ...]] = tuple(RULES_BY_NAME)
 
-    _core: _core.GomokuPosition
+    _core: GomokuPosition
     #: The core's stones as a read-only view that follows the game (`board`).
     _cells: np.ndarray
 
@@ -174,14 +177,15 @@ class Gomoku(ThreatSearching):
         w, h = _check_size(width, width if height is None else height)
         self.rules: GomokuRule = _rule_named(rule)
         self.grid: Grid = grid(w, h)
-        self._attach(_core.GomokuPosition(w, h, self.rules.name))
+        self._attach(GomokuPosition(w, h, self.rules.name))
 
-    def _attach(self, core: _core.Position) -> None:
+    def _attach(self, core: CorePosition) -> None:
         super()._attach(core)
-        self._cells = self._view(core)
+        # Every core a Gomoku holds is one it made: a GomokuPosition or a copy of one.
+        self._cells = self._view(cast(GomokuPosition, core))
 
     @staticmethod
-    def _view(core: _core.GomokuPosition) -> np.ndarray:
+    def _view(core: GomokuPosition) -> np.ndarray:
         view = core.cells()
         view.setflags(write=False)
         return view
@@ -210,7 +214,7 @@ class Gomoku(ThreatSearching):
             raise UnsupportedRuleError(
                 f"Gomoku has no rule parameters {', '.join(sorted(unknown))}")
         rule = changes.get("rule", self.rules.name)
-        game = Gomoku(self.width, self.height, rule=rule)  # type: ignore[arg-type]
+        game = Gomoku(self.width, self.height, rule=rule)  # type: ignore[arg-type]  # checks it
         for move, color in zip(self._moves, self._colors):
             game.play(move, color)
         game.set_to_move(self.to_move)

@@ -1,4 +1,5 @@
-"""Board geometry shared by every game and by the graph encoding: point indices and neighbour tables.
+"""Board geometry shared by every game and by the graph encoding: point indices, neighbour
+tables and board sizes.
 
 A point is `y * width + x` with x the column from the left and y the row from the top. The index
 `width * height` is one past the last point: it is the pass move and the graph's extra node, and the
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -88,7 +89,7 @@ class Grid:
         return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def grid(width: int, height: int) -> Grid:
     """The cached Grid of one size."""
     return Grid(width, height)

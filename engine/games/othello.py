@@ -15,7 +15,7 @@ and the extras that players, GUIs and tests read (`flips`, `disc_count`, `unsafe
 from __future__ import annotations
 
 import operator
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from saz.engine.games.capabilities import (
 from saz.engine.games.errors import UnsupportedRuleError, UnsupportedSizeError
 from saz.engine.games.grid import Grid, grid
 
+if TYPE_CHECKING:  # an alias of the stub's (engine/_core.pyi), not a class at run time
+    from saz.engine._core import OthelloPosition
+
 #: Smallest and largest side; over GTP the columns are the letters a..z.
 MIN_SIZE = 4
 MAX_SIZE = 26
@@ -38,6 +41,7 @@ MAX_SIZE = 26
 
 def _check_size(width: object, height: object) -> tuple[int, int]:
     try:
+        # Anything may arrive here; TypeError below says it is not a whole number.
         w, h = operator.index(width), operator.index(height)  # type: ignore[arg-type]
     except TypeError:
         raise UnsupportedSizeError(
@@ -98,6 +102,7 @@ class Othello(Solvable):
     feature_version: ClassVar[int] = 2
     #: A side that cannot place a disc passes without being asked.
     passes_implicitly: ClassVar[bool] = True
+    _core: OthelloPosition
     RULES: ClassVar[tuple[str, ...]] = ("standard",)
 
     def __init__(self, width: int, height: int | None = None, *, rule: str = "standard") -> None:
@@ -106,7 +111,7 @@ class Othello(Solvable):
             raise UnsupportedRuleError(
                 f"unknown Othello rule {rule!r}; expected one of {', '.join(self.RULES)}")
         #: The rule set's name (Othello has one); the search compares it to reuse trees.
-        self.rules = rule
+        self.rules: str = rule
         self.grid: Grid = grid(w, h)
         self._set_position(*_start_discs(w, h), BLACK)
 

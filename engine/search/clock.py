@@ -61,7 +61,6 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-
 INF = math.inf
 #: How many of the last moves' latencies the margin remembers (`TimeManager.observed_latency`).
 LATENCY_WINDOW = 16
@@ -755,15 +754,30 @@ class TimeManager:
         search did not account for becomes an observation of the latency."""
         if self._unreplied is None:
             return
-        start, hard_at, stopped = self._unreplied
+        _, hard_at, stopped = self._unreplied
         self._unreplied = None
         self._latencies.append(max(0.0, at - min(stopped, hard_at)))
 
 
 __all__ = [
-    "TimeControlError", "ClockState", "Allowance", "TimeControl", "NoTimeLimit",
-    "FixedTimePerMove", "FixedVisits", "Absolute", "Fischer", "CanadianByoyomi",
-    "JapaneseByoyomi", "Gomocup", "GOMOCUP_TIME_KEYS", "from_gtp_time_settings",
-    "from_kgs_time_settings", "SafetyMargin", "MoveBudget", "TimePolicy", "expected_moves_left",
+    "GOMOCUP_TIME_KEYS",
+    "Absolute",
+    "Allowance",
+    "CanadianByoyomi",
+    "ClockState",
+    "Fischer",
+    "FixedTimePerMove",
+    "FixedVisits",
+    "Gomocup",
+    "JapaneseByoyomi",
+    "MoveBudget",
+    "NoTimeLimit",
+    "SafetyMargin",
+    "TimeControl",
+    "TimeControlError",
     "TimeManager",
+    "TimePolicy",
+    "expected_moves_left",
+    "from_gtp_time_settings",
+    "from_kgs_time_settings",
 ]

@@ -148,7 +148,8 @@ class SearchResult:
         return dist
 
 
-def prune_policy_target(result: SearchResult, c_puct: float, forced_playouts_k: float) -> np.ndarray:
+def prune_policy_target(result: SearchResult, c_puct: float,
+                        forced_playouts_k: float) -> np.ndarray:
     """The visit distribution with forced playouts taken back out (KataGo's policy target
     pruning): every move but the most visited loses up to its forced visits,
     sqrt(k * prior * root visits), as long as its PUCT score stays below the best move's; a move
@@ -651,9 +652,9 @@ class MCTS:
             return True
         children = tree.root_children() if (limits.soft_seconds is not None
                                             or limits.early_stop) else []
-        if limits.soft_seconds is not None and elapsed >= limits.soft_seconds:
-            if limits.hard_seconds is None or not _unstable(children):
-                return True
+        if (limits.soft_seconds is not None and elapsed >= limits.soft_seconds
+                and (limits.hard_seconds is None or not _unstable(children))):
+            return True
         if limits.early_stop and counters.playouts > 0:
             return _decided_early(children, tree.root_visits, limits, counters, elapsed)
         return False
@@ -959,7 +960,7 @@ _Child = tuple[int, int, float, float]
 def opponent_threatens(root: ThreatSearching, nodes: int) -> bool:
     """Whether the opponent of the side to move in `root`, were it to move, would win by threats
     (fours and threes) that the threat search finds within `nodes` positions: what wakes the
-    root's guard, also the judge of `saz bench pressure`."""
+    root's guard."""
     turned = root.copy()
     turned.set_to_move(-root.to_move)
     return turned.threat_win(nodes, threes=True) is not None
@@ -967,8 +968,7 @@ def opponent_threatens(root: ThreatSearching, nodes: int) -> bool:
 
 def threat_refutes(root: ThreatSearching, move: int, nodes: int) -> bool:
     """Whether, after `move` in `root`, the opponent wins by threats (fours and threes) that the
-    threat search finds within `nodes` positions: the root guard's test of a move, also the
-    judge of `saz bench guard`."""
+    threat search finds within `nodes` positions: the root guard's test of a move."""
     after = root.copy()
     after.play(move)
     return not after.is_over() and after.threat_win(nodes, threes=True) is not None

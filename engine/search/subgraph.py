@@ -28,4 +28,4 @@ def window_masks(width: int, height: int, count: int, spec: SubgraphSampling,
 
 
 def _side(full: int, fraction: float, min_side: int) -> int:
-    return max(min(min_side, full), min(full, int(round(fraction * full))))
+    return max(min(min_side, full), min(full, round(fraction * full)))

@@ -75,7 +75,8 @@ def bench_memory(args: argparse.Namespace) -> int:
                             stderr=subprocess.DEVNULL, text=True, bufsize=1)
     assert proc.stdin is not None and proc.stdout is not None
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)  # type: ignore[arg-type]
+    out = proc.stdout
+    reader = threading.Thread(target=lambda: lines.extend(out), daemon=True)
     reader.start()
     samples: list[tuple[float, int]] = []
     start = time.monotonic()

@@ -92,6 +92,7 @@ def bench_null(args: argparse.Namespace) -> int:
     """The search's cost per leaf outside the network, over fresh searches of the positions."""
     positions = _positions(args)
     options = SearchOptions(batch_size=args.batch, pipeline=False, seed=args.seed)
+    # NullNet answers the calls the search makes of an Evaluator, at no cost.
     stats = _run_search(NullNet(args.seed), options, positions, args.visits)  # type: ignore[arg-type]
     tree_seconds = stats.seconds - stats.eval_seconds
     print(f"# search with a null network: {args.game} {args.size}x{args.size}, {args.visits} "

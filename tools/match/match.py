@@ -5,8 +5,9 @@
         --engine gnugo="gnugo --mode gtp --level 1 --chinese-rules --capture-all-dead"
 
 Engines are subprocesses speaking GTP (Go, Othello) or the Gomocup protocol (Gomoku); each game
-starts them afresh (`tools/match/adapters.py`), and `tools/match/referee.py` referees it. Colours alternate:
-game 2k has the first engine as Black, game 2k+1 the second, both from the k-th opening.
+starts them afresh (`tools/match/adapters.py`), and `tools/match/referee.py` referees it.
+Colours alternate: game 2k has the first engine as Black, game 2k+1 the second, both from the
+k-th opening.
 
 **Openings.** `--random-plies P` opens every pair of games with P uniformly random legal moves
 (no passes; drawn with `--seed`, so a match can be replayed). `--openings FILE` reads one

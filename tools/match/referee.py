@@ -127,8 +127,8 @@ def play_game(setup: GameSetup, black: EngineSpec, white: EngineSpec,
               max_plies: int | None = None) -> GameRecord:
     """Referee one game from the `opening` moves (played by the referee, told to the engines
     with the first move they are asked for). `max_plies` bounds the game's length (default:
-    the game's `max_length`, four plies a point). SetupRefused, after both engines are ended, when one refuses the
-    settings."""
+    the game's `max_length`, four plies a point). SetupRefused, after both engines are ended,
+    when one refuses the settings."""
     game = new_position(setup, opening)
     limit = max_plies if max_plies is not None else game.max_length
     specs = {BLACK: black, WHITE: white}

@@ -1,1 +1,2 @@
-"""Training: AlphaZero self-play, the learner, the network and its export (torch + torch-geometric)."""
+"""Training: AlphaZero self-play, the learner, the network and its export (torch and
+torch-geometric)."""

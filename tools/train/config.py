@@ -18,16 +18,11 @@ config.toml.
 """
 from __future__ import annotations
 
-import sys
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 from saz.engine.games.grid import Size
 from saz.engine.games.grid import parse_size as parse_board_size

@@ -165,7 +165,7 @@ class RaySelfPlayPool:
                  f"games in flight: {reason}")
         try:
             self._ray.kill(actor.handle)
-        except Exception:  # noqa: BLE001 - already gone with its node
+        except Exception:
             pass
 
     @property
@@ -244,7 +244,7 @@ class RaySelfPlayPool:
         for actor in self._actors.values():
             try:
                 self._ray.kill(actor.handle)
-            except Exception:  # noqa: BLE001 - already gone with its node
+            except Exception:
                 pass
         self._actors.clear()
         self._ray.shutdown()

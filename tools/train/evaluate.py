@@ -1,4 +1,5 @@
-"""`saz evaluate`: a training run's generations against fixed anchors, with Elo, to choose the one to ship.
+"""`saz evaluate`: a training run's generations against fixed anchors, with Elo, to choose the
+one to ship.
 
     saz evaluate runs/go --size 9 --size 13 --games 20 --tc move=5 --every 8 \\
         --anchor gnugo-l1="gnugo --mode gtp --level 1 --chinese-rules --capture-all-dead" \\
@@ -360,9 +361,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.best is not None:
         board = f"{args.best[0]}x{args.best[1]}"
         names = [a.name for a in plan.anchors] or sorted({r["anchor"] for r in rows})
-        generation = best(rows, board, names)
+        winner = best(rows, board, names)
         print(f"best at {board} against {', '.join(names)}: "
-              f"{'none complete yet' if generation is None else f'generation {generation}'}")
+              f"{'none complete yet' if winner is None else f'generation {winner}'}")
     return 0
 
 

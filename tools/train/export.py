@@ -119,8 +119,12 @@ def check_parity(net: PolicyValueNet, model_path: Path, *, seed: int = 0) -> flo
                 ref = net(*collate(list(x), [lay] * 3, None if masks is None else list(masks)))
             pairs = [(log_policy.reshape(-1), ref.log_policy), (value, ref.value)]
             if ref.ownership_logit is not None:
+                if ownership is None:
+                    raise RuntimeError("the exported model has lost the ownership head")
                 pairs.append((ownership.reshape(-1), torch.tanh(ref.ownership_logit)))
             if ref.score is not None:
+                if score is None:
+                    raise RuntimeError("the exported model has lost the score head")
                 pairs.append((score, ref.score))
             worst = max([worst] + [_relative_error(ours, theirs.numpy())
                                    for ours, theirs in pairs])
@@ -237,7 +241,7 @@ def _export_process(requests: mp.Queue, replies: mp.Queue) -> None:
         weights, out = request
         try:
             export_checkpoint(load_checkpoint(weights), out)
-        except Exception as exc:  # noqa: BLE001 - any failure is the trainer's to report
+        except Exception as exc:
             replies.put(str(exc) or type(exc).__name__)
         else:
             replies.put(None)

@@ -240,7 +240,7 @@ class Learner:
     def _tensor(self, array: np.ndarray) -> torch.Tensor:
         return torch.from_numpy(array).to(self.device)
 
-    # -- resuming ------------------------------------------------------------------------------------
+    # -- resuming ----------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         return {"step": self.step, "optimizer": self.optimizer.state_dict()}
 

@@ -26,7 +26,6 @@ from saz.engine.search.evalcache import EvalCache, Lookup
 from saz.engine.search.mcts import MCTS, PolicyValueEvaluator, SearchResult, crop
 from saz.engine.search.options import SearchOptions
 
-
 #: One search's gathered rows in a step, with the window of each (None: the whole board).
 _Rows = tuple[MCTS, np.ndarray, "np.ndarray | None"]
 
@@ -157,8 +156,8 @@ class Lockstep:
             for i in chunk:  # each search encoded its leaves in the core already
                 _, leaves, m = members[i]
                 x[offset:offset + len(leaves)] = leaves
-                if m is not None:
-                    mask[offset:offset + len(leaves)] = m  # type: ignore[index]
+                if mask is not None and m is not None:  # a mask exists when any m does
+                    mask[offset:offset + len(leaves)] = m
                 offset += len(leaves)
             cut = crop(x, mask, lay) if mask is not None else None
             if cut is not None:

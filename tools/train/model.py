@@ -187,7 +187,7 @@ def collate(xs: Sequence[np.ndarray], layouts: Sequence[GraphLayout],
     for x, n in zip(xs, sizes, strict=True):
         if x.shape[0] != n:
             raise ValueError(f"a position with {x.shape[0]} nodes does not fit a layout of {n}")
-    offsets = np.cumsum([0] + sizes[:-1])
+    offsets = np.cumsum([0, *sizes[:-1]])
     edge_index = np.concatenate(
         [lay.edge_index + off for lay, off in zip(layouts, offsets, strict=True)], axis=1)
     batch = np.repeat(np.arange(len(xs)), sizes)
@@ -258,7 +258,7 @@ class PolicyValueNetExport(_Network):
         """The twin of a training network, in eval mode (strict: every key must match)."""
         # GINConv's eps is a buffer fixed at 0 (GIN-0: PolicyValueNet never trains it), which the
         # twin relies on to skip the (1 + eps) scaling.
-        if any(float(conv.eps) != 0.0 for conv in net.convs):
+        if any(float(conv.get_buffer("eps")) != 0.0 for conv in net.convs):
             raise ValueError("the export twin computes GIN-0 layers; this network has eps != 0")
         twin = cls(net.config)
         twin.load_state_dict(net.state_dict(), strict=True)
@@ -284,7 +284,8 @@ class PolicyValueNetExport(_Network):
             for column in columns[1:]:
                 from_points = from_points + padded.index_select(1, column)
             agg = torch.cat([from_points, torch.matmul(hub, per_position)], dim=1)
-            h = self._finish_layer(k, h, conv.nn(h + agg.reshape(b * n, -1))) * m  # GIN-0
+            mlp = conv.get_submodule("nn")
+            h = self._finish_layer(k, h, mlp(h + agg.reshape(b * n, -1))) * m  # GIN-0
             hs.append(h)
         logits, values, owner_logits, scores = self._heads(torch.cat(hs, dim=-1))
         logits = torch.where(kept, logits.reshape(b, n), MASKED_LOG_PROB)

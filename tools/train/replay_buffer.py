@@ -73,7 +73,8 @@ class ReplayBuffer:
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.path_of(generation)
         tmp = path.with_name(path.stem + ".tmp.npz")
-        arrays: dict[str, np.ndarray] = {_META: np.array(json.dumps(meta))}
+        # Any: numpy's stub would match a dict of arrays against savez's allow_pickle flag.
+        arrays: dict[str, Any] = {_META: np.array(json.dumps(meta))}
         for part in parts:
             arrays.update(part.to_arrays())
         np.savez_compressed(tmp, **arrays)

@@ -50,13 +50,14 @@ import time
 from collections.abc import Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnxruntime
 import torch
+from tqdm import tqdm
 
 from saz.engine.evaluator import Evaluator
 from saz.engine.games import GAME_NAMES, game_class
@@ -69,11 +70,11 @@ from saz.tools.train.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
+from saz.tools.train.config import CONFIGS_DIR, PREVIOUS, ConfigError, TrainConfig
 from saz.tools.train.export import BackgroundExport, ExportError, export_checkpoint
 from saz.tools.train.learner import Learner, Losses
 from saz.tools.train.metrics import MetricsLog, columns_for, eval_column, plies_column, plot
 from saz.tools.train.model import NetConfig, PolicyValueNet, deepen, widen_inputs
-from saz.tools.train.torch_evaluator import weights_path
 from saz.tools.train.positions import PositionBatch
 from saz.tools.train.replay_buffer import ReplayBuffer
 from saz.tools.train.selfplay import (
@@ -83,8 +84,7 @@ from saz.tools.train.selfplay import (
     SelfPlayRecord,
     tally,
 )
-from saz.tools.train.config import CONFIGS_DIR, PREVIOUS, ConfigError, TrainConfig
-from tqdm import tqdm
+from saz.tools.train.torch_evaluator import weights_path
 
 #: A file of one generation (`gen_00012.onnx`, its card, its staging files).
 _GENERATION_FILE = re.compile(r"gen_(\d+)\.")
@@ -162,7 +162,7 @@ class Trainer:
         self.generation = 0
         self.totals = {"games": 0, "positions": 0}
         self.wall_before = 0.0  # wall seconds of earlier sessions
-        self.started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.started = datetime.now(UTC).isoformat(timespec="seconds")
         self._session_start = time.monotonic()
         #: Earlier sessions' records (`_session` is this one's): where each ran, for how long.
         self.sessions: list[dict[str, Any]] = []
@@ -230,7 +230,7 @@ class Trainer:
         # own.
         reshaped = grown or self._widened is not None
         if checkpoint.optimizer_state is not None and not reshaped:
-            self.learner.optimizer.load_state_dict(checkpoint.optimizer_state)
+            self.learner.optimizer.load_state_dict(dict(checkpoint.optimizer_state))
         self.totals = {"games": int(record["games"]), "positions": int(record["positions"])}
         self.wall_before = float(record["wall_seconds"])
         self.started = str(record.get("started", self.started))
@@ -323,6 +323,7 @@ class Trainer:
             return SelfPlayPool(self.game_name, self.config.rules, selfplay, seed)
         from saz.tools.train.distributed import RaySelfPlayPool  # the one place ray is used
 
+        # The same interface as SelfPlayPool, not a subclass: ray stays an optional import.
         return RaySelfPlayPool(self.game_name, self.config.rules, selfplay, seed,  # type: ignore[return-value]
                                address=self.ray or None)
 

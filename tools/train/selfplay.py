@@ -26,7 +26,8 @@ learner trains, and the games they finish meanwhile open the next generation (Ka
 self-play never waits for its trainer either), up to one generation's games: where the learner
 is the slower, more would make every generation longer than the one before.
 
-`python -m saz.tools.train.selfplay` measures self-play throughput (docs/BENCHMARKS.md, "Self-play").
+`python -m saz.tools.train.selfplay` measures self-play throughput (docs/BENCHMARKS.md,
+"Self-play").
 """
 from __future__ import annotations
 
@@ -510,7 +511,7 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
                 if not parent_alive():
                     return
             results.put(("paused", index, stats))
-    except Exception:  # noqa: BLE001 - any failure goes to the trainer, which raises it
+    except Exception:
         results.put(("error", index, traceback.format_exc()))
     finally:
         let_go(results)  # a killed trainer left games unread: exit all the same
@@ -524,6 +525,7 @@ def open_network(model_path: str | Path, config: SelfPlayConfig) -> PolicyValueE
         return TorchEvaluator(model_path, device=config.device, threads=config.threads)
     from saz.engine.evaluator import Evaluator
 
+    # The device is a str from the config; Evaluator refuses an unknown one.
     return Evaluator(model_path, device=config.device,  # type: ignore[arg-type]
                      threads=config.threads)
 
@@ -652,7 +654,7 @@ class SelfPlayPool:
             proc.join()
 
 
-# -- python -m saz.tools.train.selfplay: the throughput benchmark -----------------------------------------
+# -- python -m saz.tools.train.selfplay: the throughput benchmark ----------------------------------
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m saz.tools.train.selfplay",
@@ -713,6 +715,7 @@ def _random_model(game_name: str, path: Path, layers: int = 3) -> Path:
     """A randomly initialised network of the default width, exported to `path` with its
     weights beside it for the torch runtime (self-play speed does not depend on the weights)."""
     import torch
+
     from saz.engine.games import game_class
     from saz.tools.train.checkpoint import Checkpoint, save_checkpoint
     from saz.tools.train.export import export_checkpoint
