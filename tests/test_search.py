@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from saz.engine.games import new_game
-from saz.engine.games.base import Game
+from saz.engine.games.base import WHITE, Game
 from saz.engine.games.othello import Othello
 from saz.engine.graph import GraphLayout
 from saz.engine.search.mcts import (
@@ -574,3 +574,33 @@ def test_a_cut_down_batch_gives_the_network_outputs_of_the_masked_board(tiny_mod
     assert (log_back[~mask] == MASKED_LOG_PROB).all()
     # Windows that span the board leave nothing to cut.
     assert crop(x, np.ones_like(mask), layout(20, 20)) is None
+
+
+def test_an_analysis_of_a_proven_position_keeps_reporting_until_stopped() -> None:
+    """White to move in a 9x9 endgame that the tree proves lost within a few dozen visits
+    (a game of the shipped model's against GNU Go, move 105): the analysis keeps sending the
+    proven result until the GUI stops it, where it used to end without a single snapshot."""
+    from saz.engine.games.go import Go
+    game = Go.from_diagram("""
+        XX.XX.X.X
+        XXXXXX.XX
+        .X.XXXXXX
+        OXOXX.XXO
+        XXX.XXXOO
+        OX..XXO.O
+        OOXXXXOOO
+        .OX.XXOXO
+        OOOX.XXXO""", to_move=WHITE)
+    search = MCTS(FakeNet(), SearchOptions(batch_size=8))
+    snapshots: list[SearchResult] = []
+    stop = threading.Event()
+
+    def report(result: SearchResult) -> None:
+        snapshots.append(result)
+        if len(snapshots) >= 5:
+            stop.set()
+
+    threading.Timer(10.0, stop.set).start()  # a search that never proves it still ends
+    search.search(game, SearchLimits(), on_progress=report, progress_interval=0.01, stop=stop)
+    assert search._tree.root_proven
+    assert len(snapshots) >= 5 and snapshots[-1].root_visits == snapshots[-2].root_visits

@@ -372,6 +372,10 @@ class MCTS:
                 next_progress = self._now() + progress_interval
         while in_flight:
             self._finish_oldest(in_flight, counters)
+        if tree.root_proven and on_progress is not None and _unlimited(limits):
+            # An analysis of a proven position goes on showing the proof until stopped, as a
+            # GUI expects, rather than ending without a snapshot.
+            self._hold(on_progress, counters, start, progress_interval, stop)
         refuted: set[int] = set()
         if guarded and not _unlimited(limits) and not (self._stop.is_set() or stop.is_set()):
             refuted = self._confirm_root(root, limits, threat_budget, start)
