@@ -73,7 +73,7 @@ class Engine:
         self.config = config
         self.game_name = config.game
         self.rules: dict[str, Any] = dict(config.rules)
-        self.game: Game = new_game(self.game_name, game_class(self.game_name).default_size,
+        self.game: Game = new_game(self.game_name, game_class(self.game_name).info.default_size,
                                    **self.rules)
         self.clock = clock or TimeManager(self._default_control())
         self._searches: dict[str, MCTS | PlayerSearch] = {}
@@ -88,7 +88,7 @@ class Engine:
                  **rules: Any) -> None:
         """Switch to another game (GTP `set_game`), on its default or the given size."""
         self.halt()
-        size = width or game_class(name).default_size
+        size = width or game_class(name).info.default_size
         game = new_game(name, size, height, **rules)  # raises before anything changes
         self.game_name, self.rules, self.game = name, dict(rules), game
 

@@ -72,7 +72,7 @@ from saz.protocol.engine_options import add_engine_arguments, engine_config
 
 log = logging.getLogger("saz.gomocup")
 
-#: The protocol's name as games give it (`Game.engine_protocol`): the brain plays those games.
+#: The protocol's name as games give it (`GameInfo.engine_protocol`): the brain plays those games.
 PROTOCOL = "gomocup"
 #: How often a search looks whether END or STOP has arrived (seconds). The input thread also
 #: stops a running search directly; this catches a command that lands as a search is starting.
@@ -281,7 +281,7 @@ class GomocupBrain:
 
     def __init__(self, engine: Engine, write: Callable[[str], None], *,
                  about: About | None = None) -> None:
-        if engine.game.engine_protocol != PROTOCOL:
+        if engine.game.info.engine_protocol != PROTOCOL:
             raise ValueError(f"the Gomocup protocol plays gomoku, not {engine.game_name}")
         self.engine = engine
         self.about = about

@@ -214,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_engine_arguments(parser, time_per_move=True)
     parser.add_argument("--size", type=int, metavar="N",
                         help="the starting board size (default: " + ", ".join(
-                            f"{name} {cls.default_size}" for name, cls in GAMES.items()) + ")")
+                            f"{name} {cls.info.default_size}" for name, cls in GAMES.items()) + ")")
     parser.add_argument("--rule", choices=("freestyle", "exact-five", "renju"),
                         help="Gomoku's rule (default freestyle); renju forbids Black double "
                              "threes, double fours and overlines")
@@ -258,7 +258,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: Iterable[str] | None = Non
                         level=logging.INFO if args.verbose else logging.WARNING)
     if args.resign_threshold is not None and not 0 < args.resign_threshold < 1:
         parser.error("--resign-threshold must be a winrate between 0 and 1")
-    if args.rule is not None and "rule" not in game_class(args.game).rule_options:
+    if args.rule is not None and "rule" not in game_class(args.game).info.rule_options:
         parser.error("--rule is Gomoku's (Go's rules come from komi and kgs-rules)")
     rules = {} if args.rule is None else {"rule": args.rule}
     engine = Engine(engine_config(parser, args, game=args.game, rules=rules, seed=args.seed))

@@ -326,7 +326,7 @@ class GtpEngine:
             komi = float(args[0])
         except ValueError:
             raise syntax_error(f"komi {args[0]!r} is not a number") from None
-        if "komi" in self.game.rule_options:  # the other games have none: accepted, ignored
+        if "komi" in self.game.info.rule_options:  # the other games have none: accepted, ignored
             try:
                 self.engine.set_rules(komi=komi)
             except GameError as exc:
@@ -334,7 +334,7 @@ class GtpEngine:
         return ""
 
     def list_games(self, args: tuple[str, ...]) -> str:
-        return "\n".join(cls.title for cls in GAMES.values())
+        return "\n".join(cls.info.title for cls in GAMES.values())
 
     def set_game(self, args: tuple[str, ...]) -> str:
         check_arguments(args, 1, "set_game GAME")
@@ -724,7 +724,7 @@ class GtpEngine:
 
     def rules_game_id(self, args: tuple[str, ...]) -> str:
         """The game's name as GoGui wants it: a capital, then lower case (`Go`, `Othello`)."""
-        return self.game.title
+        return self.game.info.title
 
     def rules_board_size(self, args: tuple[str, ...]) -> str:
         game = self.game
@@ -764,9 +764,9 @@ def _not_offered(game: Game) -> frozenset[str]:
     for a game whose controllers know the rules (Go: the size is the user's choice; GNU Go and
     KataGo have no such command). `gogui-rules_setup` tells GoGui that stones of either colour
     may be set up by playing them: not in Othello, where every disc must turn others over."""
-    if game.controllers_know_rules:
+    if game.info.controllers_know_rules:
         return frozenset({"gogui-rules_board_size", "gogui-rules_setup"})
-    return frozenset() if game.setup_by_play else frozenset({"gogui-rules_setup"})
+    return frozenset() if game.info.setup_by_play else frozenset({"gogui-rules_setup"})
 
 
 def board_diagram(game: Game, vertices: Vertices) -> str:

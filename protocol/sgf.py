@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from saz.engine.games import GAMES, Game
 from saz.engine.games.base import BLACK, WHITE
 
-#: The games the engine plays by their SGF game type (`Game.sgf_game_type`).
-_GAME_TYPES: dict[int, type[Game]] = {cls.sgf_game_type: cls for cls in GAMES.values()}
+#: The games the engine plays by their SGF game type (`GameInfo.sgf_game_type`).
+_GAME_TYPES: dict[int, type[Game]] = {cls.info.sgf_game_type: cls for cls in GAMES.values()}
 _COLORS = {"B": BLACK, "W": WHITE}
 
 
@@ -130,7 +130,7 @@ def parse_sgf(text: str) -> SgfGame:
     game = _GAME_TYPES.get(game_type)
     if game is None:
         raise SgfError(f"GM[{game_type}] is not a game this engine plays")
-    width, height = _size(root, game.default_size)
+    width, height = _size(root, game.info.default_size)
     komi = root.get("KM")
     handicap = _number(root, "HA", 0)
     nodes = tuple(_node(props, width, height) for props in raw)

@@ -5,7 +5,7 @@
 One game tree without variations: the root holds the game information, then one node per move.
 What each game needs (https://www.red-bean.com/sgf/):
 
-* `GM` (1 Go, 2 Othello, 4 Gomoku: `Game.sgf_game_type`), `SZ` (`9`, or `12:9` as columns:rows
+* `GM` (1 Go, 2 Othello, 4 Gomoku: `GameInfo.sgf_game_type`), `SZ` (`9`, or `12:9` as columns:rows
   for a rectangle), `KM` for a game with komi (Go);
 * moves as two lower-case letters, column then row from the top-left (`aa`); boards wider or
   taller than 26 go on with `A..Z` (SGF's 52-point limit); the pass (Go, Othello's forced pass)
@@ -63,7 +63,7 @@ def format_sgf(game: Game, info: SgfInfo = SgfInfo()) -> str:
     """The record of `game` (played from its start position) with the root's `info`."""
     if max(game.width, game.height) > len(_LETTERS):
         raise ValueError(f"SGF cannot address a {game.width}x{game.height} board (at most 52)")
-    root = [("FF", "4"), ("CA", "UTF-8"), ("GM", str(game.sgf_game_type)),
+    root = [("FF", "4"), ("CA", "UTF-8"), ("GM", str(game.info.sgf_game_type)),
             ("AP", info.application), ("SZ", _size(game.width, game.height))]
     board, first = game.start_position()
     if isinstance(game, AreaScored):  # komi and handicap are the SGF properties of Go's count

@@ -69,7 +69,7 @@ def position(args: argparse.Namespace, stdin: str | None = None) -> Game:
     `args.diagram`, or `stdin` when there is no file). InputError says what is wrong."""
     cls = game_class(args.game)
     if not issubclass(cls, Solvable):
-        raise InputError(f"{cls.title} has no solver; one of {', '.join(SOLVABLE)} has")
+        raise InputError(f"{cls.info.title} has no solver; one of {', '.join(SOLVABLE)} has")
     if args.moves is not None:
         if args.diagram is not None:
             raise InputError("give either a diagram or --moves, not both")

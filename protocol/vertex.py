@@ -2,7 +2,7 @@
 
 The engine numbers points `y * width + x` from the top-left (see `engine/games/grid.py`); GTP
 names them by a column letter and a row number, in the convention the game's class names
-(`Game.coordinates`):
+(`GameInfo.coordinates`):
 
 * **Go** (also Gomoku, which GoGui draws on a Go board): columns `A..Z` without `I` (so at most
   25), row 1 at the *bottom*. `D4` on 19x19 is x = 3, y = 15.
@@ -126,7 +126,7 @@ _VERTICES: dict[Coordinates, type[Vertices]] = {
 
 def vertex_convention(game: str) -> type[Vertices]:
     """The convention the game `game` (a registry name) speaks over GTP."""
-    return _VERTICES[game_class(game).coordinates]
+    return _VERTICES[game_class(game).info.coordinates]
 
 
 @lru_cache(maxsize=64)

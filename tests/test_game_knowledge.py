@@ -156,7 +156,7 @@ def test_random_plies_take_othellos_forced_pass() -> None:
 def test_sgf_and_gtp_read_the_game_from_its_class(name: str, title: str, gm: int,
                                                   size: int) -> None:
     cls = GAMES[name]
-    assert (cls.title, cls.sgf_game_type, cls.default_size) == (title, gm, size)
+    assert (cls.info.title, cls.info.sgf_game_type, cls.info.default_size) == (title, gm, size)
     record = parse_sgf(f"(;GM[{gm}])")  # no SZ: the game's default size
     assert (record.game, record.width, record.height) == (name, size, size)
     game = new_game(name, 9 if name != "othello" else 8)

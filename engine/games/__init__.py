@@ -10,7 +10,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, Game
+from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, Game, GameInfo
 from saz.engine.games.errors import (
     GameError,
     IllegalMoveError,
@@ -51,6 +51,7 @@ __all__ = [
     "WHITE",
     "Game",
     "GameError",
+    "GameInfo",
     "IllegalMoveError",
     "UndoError",
     "UnsupportedRuleError",

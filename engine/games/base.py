@@ -71,6 +71,37 @@ class Coordinates(enum.Enum):
     TOP_LEFT = "top-left"
 
 
+@dataclass(frozen=True)
+class GameInfo:
+    """What protocols, record files and controllers know of a game, apart from any position
+    (OpenSpiel's GameType): one value per game class, `Game.info`."""
+
+    #: The name GTP gives the game (`list_games`, `set_game`, `gogui-rules_game_id`), as Quarry
+    #: and gtp-rhino spell it: a capital, then lower case.
+    title: str
+    #: SGF's game type (`GM`): 1 Go, 2 Othello, 4 Gomoku.
+    sgf_game_type: int
+    #: The board side a game starts on unless told: SGF's default without `SZ`, and the
+    #: engine's until a controller asks for another.
+    default_size: int
+    #: How GTP names the points.
+    coordinates: Coordinates = Coordinates.GO
+    #: The protocol tournament engines of the game speak: "gomocup" (Gomoku: Piskvork,
+    #: c-gomoku-cli) or "gtp".
+    engine_protocol: str = "gtp"
+    #: The constructor's rule parameters a player chooses between games (a match's `--komi`
+    #: and `--rule`), leaving out those that have one value (Go's rule set, Othello's).
+    rule_options: tuple[str, ...] = ()
+    #: Whether controllers know the rules themselves (Go: GoGui, Sabaki, GNU Go): they choose
+    #: the board and set positions up as they please, so the engine offers none of GoGui's
+    #: rules-engine commands that would impose its own (`gogui-rules_board_size`,
+    #: `gogui-rules_setup`).
+    controllers_know_rules: bool = False
+    #: Whether a stone of either colour may be set up by playing it on any empty point (GoGui's
+    #: `gogui-rules_setup`): not in Othello, where every disc must turn others over.
+    setup_by_play: bool = True
+
+
 #: How many plies a point a game may last before a referee or self-play stops it (`max_length`).
 _PLIES_PER_POINT = 4
 
@@ -124,31 +155,8 @@ class Game(ABC):
     #: themselves). Where False (Go), a pass is a move like any other.
     passes_implicitly: ClassVar[bool] = False
 
-    # -- what protocols, files and controllers know of the game ---------------------------------
-    #: The name GTP gives the game (`list_games`, `set_game`, `gogui-rules_game_id`), as Quarry
-    #: and gtp-rhino spell it: a capital, then lower case.
-    title: ClassVar[str]
-    #: SGF's game type (`GM`): 1 Go, 2 Othello, 4 Gomoku.
-    sgf_game_type: ClassVar[int]
-    #: The board side a game starts on unless told: SGF's default without `SZ`, and the
-    #: engine's until a controller asks for another.
-    default_size: ClassVar[int]
-    #: How GTP names the points.
-    coordinates: ClassVar[Coordinates] = Coordinates.GO
-    #: The protocol tournament engines of the game speak: "gomocup" (Gomoku: piskvork,
-    #: c-gomoku-cli) or "gtp" (the default).
-    engine_protocol: ClassVar[str] = "gtp"
-    #: The constructor's rule parameters a player chooses between games (a match's `--komi`
-    #: and `--rule`), leaving out those that have one value (Go's rule set, Othello's).
-    rule_options: ClassVar[tuple[str, ...]] = ()
-    #: Whether controllers know the rules themselves (Go: GoGui, Sabaki, GNU Go): they choose
-    #: the board and set positions up as they please, so the engine offers none of GoGui's
-    #: rules-engine commands that would impose its own (`gogui-rules_board_size`,
-    #: `gogui-rules_setup`).
-    controllers_know_rules: ClassVar[bool] = False
-    #: Whether a stone of either colour may be set up by playing it on any empty point (GoGui's
-    #: `gogui-rules_setup`): not in Othello, where every disc must turn others over.
-    setup_by_play: ClassVar[bool] = True
+    #: What protocols, files and controllers know of the game.
+    info: ClassVar[GameInfo]
 
     grid: Grid
     #: The rule set, of the game's own type (Go's `GoRules`, Gomoku's `GomokuRule`, Othello's

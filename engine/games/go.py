@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from saz.engine import _core
-from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, parse_diagram
+from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, GameInfo, parse_diagram
 from saz.engine.games.capabilities import AreaScored
 from saz.engine.games.errors import GameError, UnsupportedRuleError, UnsupportedSizeError
 from saz.engine.games.grid import grid
@@ -103,11 +103,8 @@ class Go(AreaScored):
     """
 
     name = "go"
-    title = "Go"
-    sgf_game_type = 1
-    default_size = 19
-    rule_options = ("komi",)
-    controllers_know_rules = True
+    info = GameInfo("Go", sgf_game_type=1, default_size=19, rule_options=("komi",),
+                    controllers_know_rules=True)
     feature_names = (
         "own", "opponent", "empty", "legal", "own_atari", "opponent_atari",
         "own_two_liberties", "opponent_two_liberties", "extra", "komi",

@@ -32,7 +32,7 @@ import numpy as np
 
 from saz.engine._core import GomokuPosition
 from saz.engine._core import Position as CorePosition
-from saz.engine.games.base import BLACK, DRAW, WHITE, Outcome, Termination
+from saz.engine.games.base import BLACK, DRAW, WHITE, GameInfo, Outcome, Termination
 from saz.engine.games.capabilities import (
     DEFAULT_THREAT_NODES,
     SOLVED,
@@ -153,11 +153,8 @@ class Gomoku(ThreatSearching):
     """
 
     name: ClassVar[str] = "gomoku"
-    title: ClassVar[str] = "Gomoku"
-    sgf_game_type: ClassVar[int] = 4
-    default_size: ClassVar[int] = 15
-    engine_protocol: ClassVar[str] = "gomocup"
-    rule_options: ClassVar[tuple[str, ...]] = ("rule",)
+    info: ClassVar[GameInfo] = GameInfo("Gomoku", sgf_game_type=4, default_size=15,
+                                        engine_protocol="gomocup", rule_options=("rule",))
     feature_names: ClassVar[tuple[str, ...]] = (
         "own", "opponent", "empty", "own_five", "own_four", "own_three",
         "opponent_five", "opponent_four", "opponent_three", "extra", "black_forbidden",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from saz.engine import _core
-from saz.engine.games.base import BLACK, WHITE, Coordinates, parse_diagram
+from saz.engine.games.base import BLACK, WHITE, Coordinates, GameInfo, parse_diagram
 from saz.engine.games.capabilities import (
     DEFAULT_SOLVE_NODES,
     SOLVED,
@@ -91,11 +91,8 @@ class Othello(Solvable):
     """
 
     name: ClassVar[str] = "othello"
-    title: ClassVar[str] = "Othello"
-    sgf_game_type: ClassVar[int] = 2
-    default_size: ClassVar[int] = 8
-    coordinates: ClassVar[Coordinates] = Coordinates.TOP_LEFT
-    setup_by_play: ClassVar[bool] = False
+    info: ClassVar[GameInfo] = GameInfo("Othello", sgf_game_type=2, default_size=8,
+                                        coordinates=Coordinates.TOP_LEFT, setup_by_play=False)
     feature_names: ClassVar[tuple[str, ...]] = (
         "own", "opponent", "empty", "legal", "own_unsafe", "opponent_unsafe", "extra")
     #: 2: the unsafe-disc planes (`unsafe_discs`) joined own / opponent / empty / legal.

@@ -119,9 +119,9 @@ class GameSetup:
 
     @property
     def protocol(self) -> str:
-        """The protocol engines of this game speak (`Game.engine_protocol`): Gomocup for
+        """The protocol engines of this game speak (`GameInfo.engine_protocol`): Gomocup for
         Gomoku, GTP otherwise."""
-        return game_class(self.game).engine_protocol
+        return game_class(self.game).info.engine_protocol
 
 
 @dataclass(frozen=True)
@@ -189,13 +189,13 @@ class GtpAdapter(EngineAdapter):
     def start(self) -> float:
         setup = self.setup
         if self._call("known_command set_game", SETUP_TIMEOUT).text.strip() == "true":
-            self._require(f"set_game {game_class(setup.game).title}")
+            self._require(f"set_game {game_class(setup.game).info.title}")
         if setup.width == setup.height:
             self._require(f"boardsize {setup.width}")
         else:
             self._require(f"rectangular_boardsize {setup.width} {setup.height}")
         self._require("clear_board")
-        if "komi" in game_class(setup.game).rule_options:
+        if "komi" in game_class(setup.game).info.rule_options:
             self._require(f"komi {setup.rules.get('komi', 7.5):g}")
         self._call(setup.time_control.gtp_settings(), SETUP_TIMEOUT)  # `?`: told nothing
         self._known = 0

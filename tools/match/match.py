@@ -389,10 +389,10 @@ def config_from_args(args: argparse.Namespace, command: str | None = None) -> Ma
     if args.max_plies is not None and args.max_plies < 1:
         raise MatchError("--max-plies must be at least 1")
     game = game_class(args.game)
-    width, height = args.size or (game.default_size,) * 2
+    width, height = args.size or (game.info.default_size,) * 2
     # --komi and --rule, as far as the game's rules take them (Go: komi; Gomoku: rule).
     chosen: dict[str, Any] = {"komi": args.komi, "rule": args.rule}
-    rules = {name: chosen[name] for name in game.rule_options}
+    rules = {name: chosen[name] for name in game.info.rule_options}
     setup = GameSetup(args.game, width, height, MatchTimeControl.parse(args.tc), rules)
     try:
         new_position(setup)
