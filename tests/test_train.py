@@ -263,9 +263,12 @@ def test_workers_play_through_the_learners_turn_only_when_asked(tmp_path: Path,
     second call ends began in the first and spans the learner's time in between."""
     from contextlib import closing
 
-    from saz.tools.train.selfplay import SelfPlayPool, _random_model
+    from saz.engine.games import Gomoku
+    from saz.tools.train.export import export_random_network
+    from saz.tools.train.selfplay import SelfPlayPool
 
-    model = _random_model("gomoku", tmp_path / "random.onnx")
+    model = tmp_path / "random.onnx"
+    export_random_network(Gomoku, model)
     config = SelfPlayConfig(sizes=((5, 5),), visits=4, games_in_flight=2, workers=1,
                             resign_threshold=-1.0, play_while_learning=play_on)
     learning = 1.5
@@ -291,8 +294,11 @@ def test_workers_play_through_the_learners_turn_only_when_asked(tmp_path: Path,
 _KILLED_TRAINER = """
 import sys, time
 from pathlib import Path
-from saz.tools.train.selfplay import SelfPlayConfig, SelfPlayPool, _random_model
-model = _random_model("gomoku", Path(sys.argv[1]) / "random.onnx")
+from saz.engine.games import Gomoku
+from saz.tools.train.export import export_random_network
+from saz.tools.train.selfplay import SelfPlayConfig, SelfPlayPool
+model = Path(sys.argv[1]) / "random.onnx"
+export_random_network(Gomoku, model)
 config = SelfPlayConfig(sizes=((9, 9),), visits=4, games_in_flight=8, workers=1,
                         resign_threshold=-1.0, play_while_learning=True)
 pool = SelfPlayPool("gomoku", {}, config, seed=1)

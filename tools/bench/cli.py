@@ -11,6 +11,7 @@ docs/BENCHMARKS.md.
     saz bench solve --size 8 --from 12 --positions 5      (see tools/bench/solve.py)
     saz bench threats --records DIR                       (see tools/bench/threats.py)
     saz bench selfplay --config C --model M --size 16     (see tools/bench/selfplay.py)
+    saz bench pool [--workers 1,2 | --ray [ADDRESS]]      (see tools/bench/pool.py)
     saz bench cache --records DIR --player NAME           (see tools/bench/evalcache.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
@@ -47,12 +48,12 @@ from saz.tools.bench import evalcache as bench_evalcache
 from saz.tools.bench import gomocup as bench_gomocup
 from saz.tools.bench import gtp as bench_gtp
 from saz.tools.bench import memory as bench_memory
+from saz.tools.bench import pool as bench_pool
 from saz.tools.bench import search as bench_search
 from saz.tools.bench import selfplay as bench_selfplay
 from saz.tools.bench import solve as bench_solve
 from saz.tools.bench import threats as bench_threats
-from saz.tools.train.checkpoint import Checkpoint
-from saz.tools.train.export import export_checkpoint
+from saz.tools.train.export import export_random_network
 from saz.tools.train.model import NetConfig, PolicyValueNet, collate
 
 
@@ -171,11 +172,8 @@ def bench_evaluator(args: argparse.Namespace) -> int:
         net: PolicyValueNet | None = None
         model = args.model
         if model is None:
-            torch.manual_seed(0)
-            net = PolicyValueNet(NetConfig(num_features=game.num_features(),
-                                           hidden=args.hidden, layers=args.layers)).eval()
             model = Path(tmp) / f"{args.game}.onnx"
-            export_checkpoint(Checkpoint.of(net, game, {}), model)
+            net = export_random_network(game, model, hidden=args.hidden, layers=args.layers)
 
         def open_evaluator() -> Evaluator:
             return Evaluator(model, device=args.device, threads=args.threads, game=args.game)
@@ -254,6 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_solve.add_parser(subparsers)
     bench_threats.add_parser(subparsers)
     bench_selfplay.add_parser(subparsers)
+    bench_pool.add_parser(subparsers)
     bench_evalcache.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))

@@ -49,7 +49,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 def bench_gomocup(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="saz-bench-") as tmp:
-        model = args.model or _random_model(Path(tmp))
+        model = args.model or _random_model(Path(tmp) / "gomoku.onnx")
         command = [*(args.command or [sys.executable, "-m", "saz.protocol.gomocup"]),
                    "--model", str(model)]
         print(f"brain: {' '.join(command)}")
@@ -105,17 +105,10 @@ def _turns(command: list[str], size: int, count: int) -> list[float]:
     return times
 
 
-def _random_model(folder: Path) -> Path:
-    import torch
+def _random_model(path: Path) -> Path:
+    from saz.tools.train.export import export_random_network  # torch: only without --model
 
-    from saz.tools.train.checkpoint import Checkpoint
-    from saz.tools.train.export import export_checkpoint
-    from saz.tools.train.model import NetConfig, PolicyValueNet
-
-    torch.manual_seed(0)
-    net = PolicyValueNet(NetConfig(num_features=Gomoku.num_features())).eval()
-    path = folder / "gomoku.onnx"
-    export_checkpoint(Checkpoint.of(net, Gomoku, {}), path)
+    export_random_network(Gomoku, path)
     return path
 
 

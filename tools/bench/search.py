@@ -113,7 +113,7 @@ def bench_search(args: argparse.Namespace) -> int:
     if args.null_network:
         return bench_null(args)
     with tempfile.TemporaryDirectory(prefix="saz-bench-") as tmp:
-        model = args.model or _random_model(args, Path(tmp))
+        model = args.model or _random_model(args, Path(tmp) / f"{args.game}.onnx")
         try:
             evaluator = Evaluator(model, threads=args.threads, game=args.game)
         except ModelError as exc:
@@ -157,19 +157,11 @@ def bench_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _random_model(args: argparse.Namespace, folder: Path) -> Path:
-    import torch
+def _random_model(args: argparse.Namespace, path: Path) -> Path:
+    from saz.tools.train.export import export_random_network  # torch: only without --model
 
-    from saz.tools.train.checkpoint import Checkpoint
-    from saz.tools.train.export import export_checkpoint
-    from saz.tools.train.model import NetConfig, PolicyValueNet
-
-    game = game_class(args.game)
-    torch.manual_seed(args.seed)
-    net = PolicyValueNet(NetConfig(num_features=game.num_features(), hidden=args.hidden,
-                                   layers=args.layers)).eval()
-    path = folder / f"{args.game}.onnx"
-    export_checkpoint(Checkpoint.of(net, game, {}), path)
+    export_random_network(game_class(args.game), path, hidden=args.hidden, layers=args.layers,
+                          seed=args.seed)
     return path
 
 

@@ -33,6 +33,7 @@ import onnx
 import torch
 
 from saz.engine.evaluator import Evaluator, ModelError
+from saz.engine.games import Game
 from saz.engine.graph import layout
 from saz.engine.model_card import (
     INPUT_NAMES,
@@ -42,9 +43,15 @@ from saz.engine.model_card import (
     file_digest,
     output_names,
 )
-from saz.tools.train.checkpoint import Checkpoint, CheckpointError, load_checkpoint
+from saz.tools.train.checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    load_checkpoint,
+    save_checkpoint,
+)
 from saz.tools.train.child import let_go, receive
 from saz.tools.train.model import NetConfig, PolicyValueNet, PolicyValueNetExport, collate
+from saz.tools.train.torch_evaluator import weights_path
 
 #: Largest error the export accepts between torch and onnxruntime, |torch - onnxruntime| /
 #: (1 + |torch|): absolute for outputs within [-1, 1] (values, ownership), relative for larger
@@ -60,6 +67,23 @@ CHECK_SIZES = ((9, 9), (7, 11))
 
 class ExportError(RuntimeError):
     """The export failed, or its result failed its own check; nothing was written."""
+
+
+def export_random_network(game: type[Game], out: str | Path, *, hidden: int = 64,
+                          layers: int = 3, seed: int = 0,
+                          with_weights: bool = False) -> PolicyValueNet:
+    """Export a randomly initialised network for `game` (seeded: the same weights each time)
+    to `out`, with its card, and return it in eval mode. The benchmarks time such networks:
+    speed does not depend on the weights. `with_weights`: its checkpoint beside it too
+    (`torch_evaluator.weights_path`), which self-play's torch runtime loads."""
+    torch.manual_seed(seed)
+    net = PolicyValueNet(NetConfig(num_features=game.num_features(), hidden=hidden,
+                                   layers=layers)).eval()
+    checkpoint = Checkpoint.of(net, game, {})
+    export_checkpoint(checkpoint, out)
+    if with_weights:
+        save_checkpoint(checkpoint, weights_path(out))
+    return net
 
 
 def export_checkpoint(checkpoint: Checkpoint, out: str | Path, *,

@@ -26,23 +26,18 @@ learner trains, and the games they finish meanwhile open the next generation (Ka
 self-play never waits for its trainer either), up to one generation's games: where the learner
 is the slower, more would make every generation longer than the one before.
 
-`python -m saz.tools.train.selfplay` measures self-play throughput (docs/BENCHMARKS.md,
-"Self-play").
+`saz bench pool` measures the pool's throughput (docs/BENCHMARKS.md, "Self-play").
 """
 from __future__ import annotations
 
-import argparse
 import math
 import multiprocessing as mp
 import platform
 import queue
 import signal
-import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import closing
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -50,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from saz.engine.games import DRAW, GAME_NAMES, Game, new_game
-from saz.engine.games.grid import Size, parse_size
+from saz.engine.games import DRAW, Game, new_game
+from saz.engine.games.grid import Size
 from saz.engine.search.mcts import PolicyValueEvaluator, choose_move, prune_policy_target
 from saz.engine.search.options import SearchOptions
 from saz.tools.train.child import let_go, parent_alive, receive
@@ -652,84 +647,3 @@ class SelfPlayPool:
             if proc.is_alive():
                 proc.terminate()
             proc.join()
-
-
-# -- python -m saz.tools.train.selfplay: the throughput benchmark ----------------------------------
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m saz.tools.train.selfplay",
-        description="Self-play throughput: positions searched per second with the worker pool, "
-                    "for each worker count (printed as a Markdown table).")
-    parser.add_argument("--game", default="gomoku", choices=GAME_NAMES)
-    parser.add_argument("--size", type=parse_size, default=(9, 9), help="board size (default 9)")
-    parser.add_argument("--visits", type=int, default=100)
-    parser.add_argument("--workers", default="1,2", help="worker counts to compare (default 1,2)")
-    parser.add_argument("--games", type=int, default=64, help="games per measurement "
-                        "(after a warm-up of a quarter as many)")
-    parser.add_argument("--games-in-flight", type=int, default=SelfPlayConfig.games_in_flight)
-    parser.add_argument("--model", type=Path, help="an exported model (default: a random "
-                        "network of the default shape, exported to a temporary folder; with "
-                        "--runtime torch its weights must lie beside it, as a run writes them)")
-    parser.add_argument("--layers", type=int, default=3,
-                        help="GIN layers of the random network (default 3)")
-    parser.add_argument("--device", default="cpu", choices=DEVICES,
-                        help="where the workers' networks run (selfplay.device; default cpu)")
-    parser.add_argument("--runtime", default="onnxruntime", choices=RUNTIMES,
-                        help="what runs them (selfplay.runtime; default onnxruntime)")
-    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
-                        help="measure the Ray pool instead (`saz train --ray`): one actor per "
-                             "core of every node of the cluster at ADDRESS (alone: a new local "
-                             "one); --workers is then ignored")
-    args = parser.parse_args(argv)
-    counts = [int(v) for v in args.workers.split(",")] if args.ray is None else [0]
-    with tempfile.TemporaryDirectory(prefix="saz-selfplay-") as tmp:
-        model = args.model or _random_model(args.game, Path(tmp) / "random.onnx", args.layers)
-        print("| workers | games | positions | seconds | positions/s | evaluations/s |")
-        print("|---:|---:|---:|---:|---:|---:|")
-        for workers in counts:
-            config = SelfPlayConfig(sizes=(args.size,), visits=args.visits,
-                                    workers=max(workers, 1),
-                                    games_in_flight=args.games_in_flight,
-                                    resign_threshold=-1.0, device=args.device,
-                                    runtime=args.runtime)
-            pool: Any
-            if args.ray is None:
-                pool = SelfPlayPool(args.game, {}, config, seed=workers)
-            else:
-                from saz.tools.train.distributed import RaySelfPlayPool
-
-                pool = RaySelfPlayPool(args.game, {}, config, seed=1,
-                                       address=args.ray or None, log=lambda text: None)
-            with closing(pool):
-                pool.play(model, max(1, args.games // 4), None)  # start-up and warm-up
-                batch = pool.play(model, args.games, None)
-                label = str(workers) if args.ray is None else f"ray: {pool.layout}"
-            stats = batch.stats
-            print(f"| {label} | {len(batch.records)} | {stats.positions} | "
-                  f"{batch.wall_seconds:.1f} | {batch.positions_per_second:.1f} | "
-                  f"{stats.evaluated / batch.wall_seconds:.0f} |", flush=True)
-    return 0
-
-
-def _random_model(game_name: str, path: Path, layers: int = 3) -> Path:
-    """A randomly initialised network of the default width, exported to `path` with its
-    weights beside it for the torch runtime (self-play speed does not depend on the weights)."""
-    import torch
-
-    from saz.engine.games import game_class
-    from saz.tools.train.checkpoint import Checkpoint, save_checkpoint
-    from saz.tools.train.export import export_checkpoint
-    from saz.tools.train.model import NetConfig, PolicyValueNet
-    from saz.tools.train.torch_evaluator import weights_path
-
-    torch.manual_seed(0)
-    cls = game_class(game_name)
-    net = PolicyValueNet(NetConfig(num_features=cls.num_features(), layers=layers))
-    checkpoint = Checkpoint.of(net.eval(), cls, {})
-    export_checkpoint(checkpoint, path)
-    save_checkpoint(checkpoint, weights_path(path))
-    return path
-
-
-if __name__ == "__main__":
-    sys.exit(main())
