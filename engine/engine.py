@@ -209,7 +209,7 @@ class Engine:
             estimator = None
             if isinstance(search, MCTS):
                 # The engine's MCTS always runs an ONNX Evaluator, which has the aux heads' call.
-                candidate = OwnershipEstimator(search.evaluator)  # type: ignore[arg-type]
+                candidate = OwnershipEstimator(search.evaluator)  # type: ignore[arg-type]  # an Evaluator
                 estimator = candidate if candidate.available else None
             self._estimators[self.game_name] = estimator
         return self._estimators[self.game_name]
@@ -337,7 +337,7 @@ class Engine:
 
             path = self.config.model or default_model_path(self.game_name)
             # The device is a str from the command line; Evaluator refuses an unknown one.
-            evaluator = Evaluator(path, device=self.config.device,  # type: ignore[arg-type]
+            evaluator = Evaluator(path, device=self.config.device,  # type: ignore[arg-type]  # it checks
                                   threads=self.config.threads, game=self.game_name)
             search = MCTS(evaluator, self.config.search)
             self._searches[self.game_name] = search

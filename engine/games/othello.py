@@ -42,7 +42,7 @@ MAX_SIZE = 26
 def _check_size(width: object, height: object) -> tuple[int, int]:
     try:
         # Anything may arrive here; TypeError below says it is not a whole number.
-        w, h = operator.index(width), operator.index(height)  # type: ignore[arg-type]
+        w, h = operator.index(width), operator.index(height)  # type: ignore[arg-type]  # any object
     except TypeError:
         raise UnsupportedSizeError(
             f"Othello board sides must be integers, got {width!r}x{height!r}") from None

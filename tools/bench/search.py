@@ -93,7 +93,7 @@ def bench_null(args: argparse.Namespace) -> int:
     positions = _positions(args)
     options = SearchOptions(batch_size=args.batch, pipeline=False, seed=args.seed)
     # NullNet answers the calls the search makes of an Evaluator, at no cost.
-    stats = _run_search(NullNet(args.seed), options, positions, args.visits)  # type: ignore[arg-type]
+    stats = _run_search(NullNet(args.seed), options, positions, args.visits)  # type: ignore[arg-type]  # a stand-in
     tree_seconds = stats.seconds - stats.eval_seconds
     print(f"# search with a null network: {args.game} {args.size}x{args.size}, {args.visits} "
           f"visits x {len(positions)} positions ({args.random_plies} random plies), batch "

@@ -52,7 +52,7 @@ from contextlib import closing
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import onnxruntime
@@ -85,6 +85,9 @@ from saz.tools.train.selfplay import (
     tally,
 )
 from saz.tools.train.torch_evaluator import weights_path
+
+if TYPE_CHECKING:  # ray is imported only for --ray
+    from saz.tools.train.distributed import RaySelfPlayPool
 
 #: A file of one generation (`gen_00012.onnx`, its card, its staging files).
 _GENERATION_FILE = re.compile(r"gen_(\d+)\.")
@@ -317,17 +320,16 @@ class Trainer:
         finally:
             self._exports.close()
 
-    def _pool(self, seed: int) -> SelfPlayPool:
+    def _pool(self, seed: int) -> SelfPlayPool | RaySelfPlayPool:
         selfplay = self.config.selfplay
         if self.ray is None:
             return SelfPlayPool(self.game_name, self.config.rules, selfplay, seed)
         from saz.tools.train.distributed import RaySelfPlayPool  # the one place ray is used
 
-        # The same interface as SelfPlayPool, not a subclass: ray stays an optional import.
-        return RaySelfPlayPool(self.game_name, self.config.rules, selfplay, seed,  # type: ignore[return-value]
+        return RaySelfPlayPool(self.game_name, self.config.rules, selfplay, seed,
                                address=self.ray or None)
 
-    def _generation(self, pool: SelfPlayPool, last: bool) -> None:
+    def _generation(self, pool: SelfPlayPool | RaySelfPlayPool, last: bool) -> None:
         g = self.generation + 1
         rng = np.random.default_rng([self.config.seed, g])
         if g not in self.buffer.generations:  # else: a killed session already played it
@@ -383,7 +385,8 @@ class Trainer:
         if not background:
             self._exports.wait()
 
-    def _selfplay(self, pool: SelfPlayPool, g: int) -> tuple[list[PositionBatch], dict[str, Any]]:
+    def _selfplay(self, pool: SelfPlayPool | RaySelfPlayPool,
+                  g: int) -> tuple[list[PositionBatch], dict[str, Any]]:
         games = self.config.selfplay.games_per_generation
         threshold = self.resignation.threshold if self.resignation.enabled else None
         with _bar(games, f"gen {g} self-play", "game") as bar:

@@ -521,7 +521,7 @@ def open_network(model_path: str | Path, config: SelfPlayConfig) -> PolicyValueE
     from saz.engine.evaluator import Evaluator
 
     # The device is a str from the config; Evaluator refuses an unknown one.
-    return Evaluator(model_path, device=config.device,  # type: ignore[arg-type]
+    return Evaluator(model_path, device=config.device,  # type: ignore[arg-type]  # it checks
                      threads=config.threads)
 
 
