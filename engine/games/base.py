@@ -211,6 +211,24 @@ class Game(ABC):
         return self.grid.num_points + 1
 
     @property
+    def policy_size(self) -> int:
+        """Entries of the network's policy: one per node (the extra node's is the pass) unless
+        the game's moves are not points (chess: one per from-to pair and underpromotion)."""
+        return self.num_nodes
+
+    def policy_indices(self, moves: np.ndarray) -> np.ndarray:
+        """Where each of `moves` sits in the network's policy (`[policy_size]`), in the side to
+        move's frame; the default is the move itself (a point, or the pass: the extra node)."""
+        return moves
+
+    @classmethod
+    def graph_tables(cls, width: int, height: int) -> dict[str, np.ndarray] | None:
+        """The tables the network reads for a width x height board (`engine/graph.py`), by
+        ONNX input name; None (the default) for the lattice: orthogonal neighbours and the
+        extra node."""
+        return None
+
+    @property
     def num_empty(self) -> int:
         """Empty points: how far an endgame is from its end (the solver's measure)."""
         return self._core.num_empty
