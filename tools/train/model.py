@@ -28,6 +28,7 @@ the value mean. The extra node is always kept, whatever the mask says.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, NamedTuple
@@ -41,6 +42,9 @@ from torch_geometric.utils import scatter
 
 from saz.engine.graph import GraphLayout
 from saz.engine.model_card import MASKED_LOG_PROB
+
+#: The network families (`NetConfig.kind`).
+KINDS = ("lattice", "moves")
 
 
 @dataclass(frozen=True)
@@ -68,9 +72,16 @@ class NetConfig:
     #: outputs, as every model before them did.
     ownership_head: bool = False
     score_head: bool = False
+    #: The network's family (`KINDS`): "lattice", the GIN of `PolicyValueNet` (a policy over
+    #: nodes, a tanh value), or "moves", `MovePolicyNet` (relation-typed in-neighbours, a policy
+    #: over moves, a win/draw/loss value). The game's graph decides it (`kind_for`), not the
+    #: config file.
+    kind: str = "lattice"
+    #: "moves" only: the relations of the game's neighbour table `nbr [P, relations * D]`.
+    relations: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("num_features", "hidden", "layers"):
+        for name in ("num_features", "hidden", "layers", "relations"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"NetConfig.{name} must be a positive integer, got {value!r}")
@@ -79,6 +90,11 @@ class NetConfig:
         for name in ("ownership_head", "score_head"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"NetConfig.{name} must be true or false")
+        if self.kind not in KINDS:
+            raise ValueError(f"NetConfig.kind must be one of {', '.join(KINDS)}, "
+                             f"got {self.kind!r}")
+        if self.kind == "moves" and (self.ownership_head or self.score_head):
+            raise ValueError("NetConfig: a moves network has no ownership or score head")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -298,6 +314,132 @@ class PolicyValueNetExport(_Network):
         if scores is not None:
             outputs += ((scores.reshape(b, n) * kept_f).sum(1),)
         return outputs
+
+
+class MoveOutput(NamedTuple):
+    """What `MovePolicyNet.predict` computes for a batch of positions of one board size."""
+
+    log_policy: Tensor  # [B, policy_size]: P*P from-to moves, then 9W underpromotions
+    value: Tensor  # [B], p_win - p_loss
+    wdl_logit: Tensor  # [B, 3]: win, draw, loss for the side to move (the loss wants logits)
+
+
+class MovePolicyNet(nn.Module):
+    """The network of a game whose moves join two squares (chess): the same GNN family, on the
+    relation-typed graph of `GraphLayout` (`nbr [P, R*D]`, `hub [1, N]`, `promo [3W, 2]`).
+
+    One form serves training and export: it runs on the dense tables of one board size
+    (the learner groups positions by size), with Gather, MatMul and Linear only.
+
+    * An input embedding (F -> hidden), then `layers` GIN-style layers, each `h + ReLU(LN(MLP(
+      h + agg)))`. A point's `agg` is a linear map of its in-neighbours summed per relation:
+      h at `nbr` (index N reads a zero row) is `[B, P, R, D, hidden]`, summed over D, the R sums
+      concatenated. The extra node's `agg` is a linear map of the mean of the points
+      (`hub @ h / hub @ 1`: a mean, so that it means the same on every board).
+    * Policy over moves: a from-to move's logit is `q_from . k_to / sqrt(hidden)` (the P*P
+      block, row from, column to); an underpromotion's `q^piece_from . k_to / sqrt(hidden)`
+      for piece knight, bishop, rook, from the `promo` table's (from, to) squares (index
+      `P*P + j*3 + piece`; an off-board entry `(N, N)` is `MASKED_LOG_PROB`); log-softmax over
+      all `P*P + 9W`.
+    * Value: win/draw/loss logits (Lc0's) from the mean of the points and the extra node;
+      `value = p_win - p_loss`.
+
+    Nothing depends on the board size: the tables carry it. `mask [B, N]` (nonzero = kept, the
+    extra node always is) removes squares as in `PolicyValueNet`: a dropped square sends
+    nothing, every move from or to it is `MASKED_LOG_PROB`, and it is left out of the mean.
+    """
+
+    def __init__(self, config: NetConfig) -> None:
+        super().__init__()
+        if config.kind != "moves":
+            raise ValueError(f"MovePolicyNet is the 'moves' network, not {config.kind!r}")
+        self.config = config
+        h, r = config.hidden, config.relations
+        self.embed = nn.Linear(config.num_features, h)
+        self.relation = nn.ModuleList(nn.Linear(r * h, h) for _ in range(config.layers))
+        self.hub = nn.ModuleList(nn.Linear(h, h) for _ in range(config.layers))
+        self.mlps = nn.ModuleList(_gin_mlp(h, h) for _ in range(config.layers))
+        self.norms = nn.ModuleList(nn.LayerNorm(h) for _ in range(config.layers))
+        self.query = nn.Linear(h, h)
+        self.key = nn.Linear(h, h)
+        #: One query per underpromotion piece (knight, bishop, rook), concatenated.
+        self.promotion = nn.Linear(h, UNDERPROMOTIONS * h)
+        self.value_fc = nn.Linear(2 * h, h)
+        self.drop = nn.Dropout(config.dropout)
+        self.wdl = nn.Linear(h, 3)
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def forward(self, x: Tensor, nbr: Tensor, hub: Tensor, promo: Tensor,
+                mask: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """The ONNX contract's outputs: `log_policy [B, P*P + 9W]`, `value [B]` and `wdl [B, 3]`
+        (probabilities: win, draw, loss)."""
+        out = self.predict(x, nbr, hub, promo, mask)
+        return out.log_policy, out.value, torch.softmax(out.wdl_logit, dim=-1)
+
+    def predict(self, x: Tensor, nbr: Tensor, hub: Tensor, promo: Tensor,
+                mask: Tensor | None = None) -> MoveOutput:
+        """`MoveOutput` for `x [B, N, F]` on one board size's tables (`mask` None: all kept)."""
+        b, n = x.shape[0], x.shape[1]
+        p = n - 1
+        hidden = self.config.hidden
+        if mask is None:
+            kept = torch.ones((b, n), dtype=torch.bool, device=x.device)
+        else:
+            kept = torch.cat([mask[:, :-1] != 0, torch.ones_like(mask[:, -1:], dtype=torch.bool)],
+                             dim=1)
+        m = kept.to(x.dtype).unsqueeze(-1)  # [B, N, 1]
+        columns = nbr.reshape(-1)
+        hub_count = torch.matmul(hub, m).clamp(min=1.0)  # [B, 1, 1]: kept points
+        h = self.embed(x) * m
+        for k in range(self.config.layers):
+            padded = F.pad(h, (0, 0, 0, 1))  # row N: the zero row the padding reads
+            rays = padded.index_select(1, columns).reshape(b, p, self.config.relations, -1,
+                                                           hidden)
+            from_points = self.relation[k](rays.sum(dim=3).reshape(b, p, -1))
+            from_all = self.hub[k](torch.matmul(hub, h) / hub_count)
+            z = h + torch.cat([from_points, from_all], dim=1)
+            h = (h + torch.relu(self.norms[k](self.mlps[k](z)))) * m
+
+        points, kept_points = h[:, :p], kept[:, :p]
+        scale = 1.0 / math.sqrt(hidden)
+        query, key = self.query(points), self.key(points)
+        pairs = torch.matmul(query, key.transpose(1, 2)) * scale  # [B, P, P]: from, to
+        pair_kept = kept_points.unsqueeze(2) & kept_points.unsqueeze(1)
+        # Underpromotions: the promo table's (from, to) squares, (N, N) off the board.
+        padded = F.pad(h, (0, 0, 0, 1))
+        froms, tos = promo[:, 0], promo[:, 1]
+        queries = self.promotion(padded.index_select(1, froms))  # [B, 3W, 3*hidden]
+        queries = queries.reshape(b, -1, UNDERPROMOTIONS, hidden)
+        keys = self.key(padded.index_select(1, tos)).unsqueeze(2)  # [B, 3W, 1, hidden]
+        promotions = (queries * keys).sum(-1) * scale  # [B, 3W, 3]
+        padded_kept = F.pad(m.squeeze(-1), (0, 1))  # the off-board index N is never kept
+        promo_kept = (padded_kept.index_select(1, froms) * padded_kept.index_select(1, tos)) > 0
+        promo_kept = promo_kept.unsqueeze(2).expand(-1, -1, UNDERPROMOTIONS)
+        logits = torch.cat([pairs.reshape(b, -1), promotions.reshape(b, -1)], dim=1)
+        valid = torch.cat([pair_kept.reshape(b, -1), promo_kept.reshape(b, -1)], dim=1)
+        logits = torch.where(valid, logits, MASKED_LOG_PROB)
+        log_policy = torch.where(valid, torch.log_softmax(logits, dim=1), MASKED_LOG_PROB)
+
+        m_points = m[:, :p]
+        pooled = (points * m_points).sum(1) / m_points.sum(1).clamp(min=1.0)
+        v = self.drop(torch.relu(self.value_fc(torch.cat([pooled, h[:, p]], dim=-1))))
+        wdl_logit = self.wdl(v)
+        wdl = torch.softmax(wdl_logit, dim=-1)
+        return MoveOutput(log_policy, wdl[:, 0] - wdl[:, 2], wdl_logit)
+
+
+#: Underpromotion pieces a `promo` entry has a logit for: knight, bishop, rook.
+UNDERPROMOTIONS = 3
+
+#: Either family's network (`build_net`).
+Network = PolicyValueNet | MovePolicyNet
+
+
+def build_net(config: NetConfig) -> Network:
+    """The network of `config.kind`, freshly initialised (train mode)."""
+    return MovePolicyNet(config) if config.kind == "moves" else PolicyValueNet(config)
 
 
 def deepen(trained: Mapping[str, Tensor], trained_config: NetConfig,
