@@ -35,6 +35,7 @@ from saz.engine.search.clock import (
 from saz.engine.search.mcts import MCTS, SearchLimits, SearchResult
 from saz.engine.search.options import SearchOptions
 from saz.engine.search.ownership import Estimate, OwnershipEstimator
+from saz.engine.search.wdl import Wdl, WdlEstimator
 
 #: Visits per move when nothing else limits a move (no clock, no --visits).
 DEFAULT_VISITS = 800
@@ -78,6 +79,7 @@ class Engine:
         self.clock = clock or TimeManager(self._default_control())
         self._searches: dict[str, MCTS | PlayerSearch] = {}
         self._estimators: dict[str, OwnershipEstimator | None] = {}
+        self._wdl: dict[str, WdlEstimator | None] = {}
         self._background: threading.Thread | None = None
         #: The stop request of the search running now (or about to): a fresh one per search, so
         #: a stop that arrives before the search's thread gets going is never lost.
@@ -223,6 +225,23 @@ class Engine:
             return None
         moves = [m for m in result.moves if m.visits > 0][:max_moves]
         return estimator.estimate(root, moves)
+
+    def wdl(self, root: Game, value: float, *, proven: bool = False) -> Wdl | None:
+        """(win, draw, loss) for `root`'s side to move of a search that valued it `value`
+        (`SearchResult.value`, or a root move's `MoveInfo.value`): the draw probability from the
+        network's wdl head at `root`, W - L the search's value (`search.wdl.split`); certain
+        when `proven`. None when the network has no wdl head or a reference player answers
+        (ModelError if the network fails to load)."""
+        if self.game_name not in self._wdl:
+            search = self._searcher()
+            estimator = None
+            if isinstance(search, MCTS):
+                # The engine's MCTS always runs an ONNX Evaluator, which has run_heads.
+                candidate = WdlEstimator(search.evaluator)  # type: ignore[arg-type]  # an Evaluator
+                estimator = candidate if candidate.available else None
+            self._wdl[self.game_name] = estimator
+        estimator = self._wdl[self.game_name]
+        return None if estimator is None else estimator.wdl(root, value, proven=proven)
 
     def final_ownership(self, visits: int = SCORING_VISITS) -> np.ndarray | None:
         """Who owns each point at the end, from BLACK's view (`[num_points]` floats in [-1, 1]):

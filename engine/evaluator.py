@@ -8,9 +8,12 @@ interface must be the contract's. Anything wrong is a `ModelError` naming the fi
 in one line, never a traceback from onnxruntime.
 
 `run` is the search's hot path (a raw batch of encoded positions of one board size); `evaluate`
-is the convenience on top (positions in, priors over each position's legal moves out). `run_aux`
-adds the auxiliary heads' outputs (ownership, score) for the networks that have them; the
-analysis and the scoring read those, the search itself does not.
+is the convenience on top (positions in, priors over each position's legal moves out). `run_heads`
+adds the auxiliary heads' outputs (ownership, score, win/draw/loss) for the networks that have
+them, and `run_aux` the first two; the analysis, the scoring and UCI's `wdl` read those, the
+search itself does not. Every input the network declares besides `x` and `mask` is a table of
+the board's graph layout (`GraphLayout.tables`: the lattice's `nbr` and `hub`, chess's `promo`
+too), fed by name.
 
 Never imports torch: an engine launched by a GUI must be ready in a fraction of a second.
 """
@@ -19,7 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 import onnxruntime as ort
@@ -27,15 +30,17 @@ import onnxruntime as ort
 from saz.engine.games import GAME_NAMES, game_class
 from saz.engine.games.base import Game
 from saz.engine.games.errors import UnsupportedRuleError
-from saz.engine.graph import GraphLayout, encode, layout, move_priors
+from saz.engine.graph import GraphLayout, encode, layout, layout_of, move_priors
 from saz.engine.model_card import (
-    INPUT_NAMES,
+    BATCH_INPUTS,
     OPSET,
     OUTPUT_NAMES,
     VALID_OUTPUTS,
     ModelCard,
     ModelCardError,
     card_path,
+    check_outputs,
+    input_names,
 )
 
 Device = Literal["auto", "cpu", "cuda"]
@@ -49,6 +54,18 @@ _CPU = "CPUExecutionProvider"
 
 class ModelError(ValueError):
     """A model file that cannot be used: missing, corrupt, or not for this game and engine."""
+
+
+class Heads(NamedTuple):
+    """Every output of one network call, each from the side to move's view: `log_policy
+    [B, policy_size]` and `value [B]` always, the others None where the network has no such
+    head: `ownership [B, num_nodes]`, `score [B]`, `wdl [B, 3]` (win, draw, loss)."""
+
+    log_policy: np.ndarray
+    value: np.ndarray
+    ownership: np.ndarray | None = None
+    score: np.ndarray | None = None
+    wdl: np.ndarray | None = None
 
 
 def default_model_path(game: str) -> Path:
@@ -80,14 +97,18 @@ class Evaluator:
         #: of them (fewer for a network trained before the game appended planes).
         self.input_features: int = self._game_cls.num_features()
         self.num_features: int = self.card.num_features
-        #: Whether the network has the auxiliary heads (`run_aux` returns None for one without).
+        #: Whether the network has the auxiliary heads (`run_heads` gives None for one without).
         self.has_ownership: bool = "ownership" in self.card.outputs
         self.has_score: bool = "score" in self.card.outputs
+        self.has_wdl: bool = "wdl" in self.card.outputs
         self.threads: int = threads if threads is not None else _default_threads()
         self._device: Device = device
         self._session, self.provider = self._open_session(device, self.threads)
         self._check_interface()
-        # nbr and hub are cached by their layout; the all-kept mask per (B, N) here.
+        #: The network's inputs that are graph tables, fed from the batch's layout.
+        self._tables: tuple[str, ...] = tuple(n for n in self.card.inputs
+                                              if n not in BATCH_INPUTS)
+        # The tables are cached by their layout; the all-kept mask per (B, N) here.
         self._all_kept: dict[tuple[int, int], np.ndarray] = {}
 
     # -- loading ----------------------------------------------------------------------------------
@@ -122,10 +143,12 @@ class Evaluator:
                              f"engine encodes {list(cls.feature_names)}")
         if card.opset != OPSET:
             raise self._fail(f"ONNX opset {card.opset}; this engine runs opset {OPSET} models")
-        if card.inputs != INPUT_NAMES or card.outputs not in VALID_OUTPUTS:
+        wanted = game_inputs(cls)
+        if (len(set(card.inputs)) != len(card.inputs) or set(card.inputs) != set(wanted)
+                or card.outputs not in VALID_OUTPUTS):
             raise self._fail(f"its card states inputs {list(card.inputs)} and outputs "
-                             f"{list(card.outputs)}; this engine needs {list(INPUT_NAMES)} and "
-                             f"{list(OUTPUT_NAMES)} (then optionally ownership, score)")
+                             f"{list(card.outputs)}; this engine needs {list(wanted)} and "
+                             f"{list(OUTPUT_NAMES)} (then optionally ownership, score, wdl)")
         return cls
 
     def _open_session(self, device: Device, threads: int) -> tuple[ort.InferenceSession, str]:
@@ -159,11 +182,12 @@ class Evaluator:
         inputs = self._session.get_inputs()
         outputs = self._session.get_outputs()
         names = tuple(i.name for i in inputs), tuple(o.name for o in outputs)
-        if names != (INPUT_NAMES, self.card.outputs):
+        if names != (self.card.inputs, self.card.outputs):
             raise self._fail(f"the ONNX graph has inputs {list(names[0])} and outputs "
-                             f"{list(names[1])}; its card states {list(INPUT_NAMES)} and "
+                             f"{list(names[1])}; its card states {list(self.card.inputs)} and "
                              f"{list(self.card.outputs)}")
-        width = inputs[0].shape[-1] if inputs[0].shape else None
+        x = next(i for i in inputs if i.name == "x")
+        width = x.shape[-1] if x.shape else None
         if width != self.num_features:
             raise self._fail(f"the network takes {width} features per node, its card names "
                              f"{self.num_features}")
@@ -189,8 +213,10 @@ class Evaluator:
         the network's own (`num_features`); passed through uncopied when C-contiguous float32
         and the network reads every plane. mask: optional `[B, num_nodes]`, bool or float32,
         nonzero = node kept (the extra node is kept regardless). Returns
-        `(log_policy [B, num_nodes], value [B])`, float32; a masked-out node's log-probability
-        is `model_card.MASKED_LOG_PROB`.
+        `(log_policy [B, policy_size], value [B])`, float32, `policy_size` the game's
+        (`Game.policy_size`: the nodes in the lattice games); a masked-out node's
+        log-probability is `model_card.MASKED_LOG_PROB`. The layout is the game's
+        (`graph.layout_of`): its tables feed the network's other inputs.
         """
         log_policy, value = self._session.run(OUTPUT_NAMES, self._feed(x, layout, mask))
         return log_policy, value
@@ -211,25 +237,43 @@ class Evaluator:
                 raise ValueError(f"mask of shape {mask.shape} does not fit the batch "
                                  f"{x.shape[:2]}")
             mask = np.ascontiguousarray(mask, dtype=np.float32)
-        return {"x": np.ascontiguousarray(x, dtype=np.float32), "nbr": layout.nbr,
-                "hub": layout.hub, "mask": mask}
+        feed = {"x": np.ascontiguousarray(x, dtype=np.float32), "mask": mask}
+        for name in self._tables:
+            try:
+                feed[name] = layout.tables[name]
+            except KeyError:
+                raise ValueError(f"the network reads the graph table {name!r}, which the "
+                                 f"{layout.width}x{layout.height} layout has not (it has "
+                                 f"{', '.join(layout.tables)}): not this game's layout") from None
+        return feed
+
+    def run_heads(self, x: np.ndarray, layout: GraphLayout,
+                  mask: np.ndarray | None = None) -> Heads:
+        """`run` with every output the network has (`Heads`), their shapes checked."""
+        feed = self._feed(x, layout, mask)
+        outputs = dict(zip(self.card.outputs, self._session.run(list(self.card.outputs), feed)))
+        try:
+            check_outputs(outputs, len(x), layout.num_nodes)
+        except ValueError as exc:
+            raise self._fail(str(exc)) from None
+        return Heads(outputs["log_policy"], outputs["value"], outputs.get("ownership"),
+                     outputs.get("score"), outputs.get("wdl"))
 
     def run_aux(self, x: np.ndarray, layout: GraphLayout, mask: np.ndarray | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-        """`run` plus the auxiliary outputs: `(log_policy, value, ownership [B, num_nodes] or
-        None, score [B] or None)`, ownership and score from the side to move's view."""
-        feed = self._feed(x, layout, mask)
-        outputs = dict(zip(self.card.outputs, self._session.run(list(self.card.outputs), feed)))
-        return (outputs["log_policy"], outputs["value"], outputs.get("ownership"),
-                outputs.get("score"))
+        """`run` plus the ownership and score heads: `(log_policy, value, ownership
+        [B, num_nodes] or None, score [B] or None)`, from the side to move's view."""
+        heads = self.run_heads(x, layout, mask)
+        return heads.log_policy, heads.value, heads.ownership, heads.score
 
     def evaluate(self, games: Sequence[Game],
                  masks: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
         """Evaluate positions of this evaluator's game and one board size.
 
         Returns, per position, the priors over `game.legal_moves()` (same order, float32, summing
-        to 1; empty once the game is over) and the values `[B]` in [-1, 1] from the side to
-        move's view. `masks` as in `run`.
+        to 1; empty once the game is over), read at the moves' policy indices
+        (`Game.policy_indices`), and the values `[B]` in [-1, 1] from the side to move's view.
+        `masks` as in `run`.
         """
         if not games:
             raise ValueError("evaluate needs at least one position")
@@ -237,11 +281,16 @@ class Evaluator:
         if not isinstance(first, self._game_cls):
             raise ValueError(f"a {self.game_name} model cannot evaluate {type(first).__name__} "
                              f"positions")
-        lay = layout(first.width, first.height)
+        lay = layout_of(first)
         # A fresh batch per call (np.empty costs about a microsecond), so that threads may share
         # one evaluator; onnxruntime sessions allow concurrent runs.
         log_policy, value = self.run(encode(games), lay, masks)
-        priors = [move_priors(row, game.legal_moves())
+        try:
+            check_outputs({"log_policy": log_policy, "value": value}, len(games),
+                          lay.num_nodes, first.policy_size)
+        except ValueError as exc:
+            raise self._fail(str(exc)) from None
+        priors = [move_priors(row, game.policy_indices(game.legal_moves()))
                   for row, game in zip(log_policy, games, strict=True)]
         return priors, value
 
@@ -254,6 +303,13 @@ class Evaluator:
     def __repr__(self) -> str:
         return (f"<Evaluator {self.path.name} game={self.game_name} provider={self.provider} "
                 f"hidden={self.card.network.get('hidden')}>")
+
+
+def game_inputs(game: type[Game]) -> tuple[str, ...]:
+    """The ONNX inputs a network of `game` takes (`model_card.input_names`): x, the tables of
+    its graph (`Game.graph_tables`, the same names on every board size), mask."""
+    size = game.info.default_size
+    return input_names(tuple(layout(size, size, game).tables))
 
 
 def _session_options(threads: int) -> ort.SessionOptions:

@@ -1,74 +1,155 @@
 """The one board-to-graph encoding, used by the evaluator and the trainer alike.
 
 Nodes: every point of the board in row-major order, then one extra node joined to every point (its
-index `width * height` is also the pass move). Edges: orthogonal neighbours in both directions, plus
-the extra node's edges to and from every point. Node features come from the game (`Game.encode`),
-from the side to move's view.
+index `width * height` is also the pass move of the games that have one). Node features come from
+the game (`Game.encode`), from the side to move's view.
 
-Besides the edge list (what torch-geometric trains on) each size carries the scatter-free tables
-the exported network runs on (docs/ARCHITECTURE.md, "The network and the model contract"):
+Each (game, board size) has a layout: the edge list (what torch-geometric trains on) and the
+tables the exported network reads, by ONNX input name (docs/ARCHITECTURE.md, "The network and the
+model contract"). A game names its own tables (`Game.graph_tables`: chess's relation-typed lines
+and jumps, `games/chess_graph.py`); the others share the lattice:
 
 * `nbr [num_points, 5]` int64: the in-neighbours of each point (its orthogonal neighbours and the
   extra node), padded with `num_nodes`, an index that reads an all-zero row appended by the model;
 * `hub [1, num_nodes]` float32: the extra node's in-neighbours as a 0/1 row (every point), so that
   its aggregate is `hub @ h`.
 
-Layouts are built once per size and cached; all arrays are read-only. The way back, from the
-network's policy over nodes to priors over moves, is `move_priors`.
+Layouts are built once per (game's tables, size) and cached; all arrays are read-only. The way
+back, from the network's policy to priors over moves, is `move_priors` at the game's policy
+indices (`Game.policy_indices`).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import InitVar, dataclass, field
 from functools import cache
+from types import MappingProxyType
 
 import numpy as np
 
 from saz.engine.games.base import Game
 from saz.engine.games.grid import grid
 
-#: Each point's in-neighbours: up to four orthogonal neighbours and the extra node.
+#: Each lattice point's in-neighbours: up to four orthogonal neighbours and the extra node.
 MAX_IN_DEGREE = 5
 
 
 @dataclass(frozen=True, eq=False)
 class GraphLayout:
-    """The graph of one board size: edge list and the scatter-free aggregation tables."""
+    """The graph of one board size: the edge list and the tables the network reads.
+
+    `given` None builds the lattice; otherwise they are a game's own (`Game.graph_tables`),
+    which must hold `nbr [num_points, K]` (padded with `num_nodes`) and `hub [1, num_nodes]`."""
 
     width: int
     height: int
+    #: A game's own tables (`Game.graph_tables`); None: the lattice's.
+    given: InitVar[Mapping[str, np.ndarray] | None] = None
+    #: The tables by ONNX input name, read-only.
+    tables: Mapping[str, np.ndarray] = field(init=False, repr=False)
     num_points: int = field(init=False)
     num_nodes: int = field(init=False)
+    #: Whether the graph is the lattice (only a lattice board may be cut down to a window).
+    lattice: bool = field(init=False)
     #: Directed edges [2, E] int64 (row 0 source, row 1 target), the torch-geometric convention.
     edge_index: np.ndarray = field(init=False, repr=False)
-    #: In-neighbours of each point [num_points, MAX_IN_DEGREE] int64, padded with num_nodes.
-    nbr: np.ndarray = field(init=False, repr=False)
-    #: The extra node's in-neighbours as a [1, num_nodes] float32 row.
-    hub: np.ndarray = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, given: Mapping[str, np.ndarray] | None) -> None:
         g = grid(self.width, self.height)
         n = g.num_points
         extra = n
-        points = np.arange(n, dtype=np.int64)
-        to_extra = np.stack([points, np.full(n, extra, dtype=np.int64)])
-        edge_index = np.concatenate([g.edges, to_extra, to_extra[::-1]], axis=1)
-        nbr = np.full((n, MAX_IN_DEGREE), n + 1, dtype=np.int64)
-        nbr[:, :4] = np.where(g.neighbor_table < n, g.neighbor_table, n + 1)
-        nbr[:, 4] = extra
-        hub = np.ones((1, n + 1), dtype=np.float32)
-        hub[0, extra] = 0.0
-        for name, arr in (("edge_index", edge_index), ("nbr", nbr), ("hub", hub)):
+        lattice = given is None
+        if given is None:
+            points = np.arange(n, dtype=np.int64)
+            to_extra = np.stack([points, np.full(n, extra, dtype=np.int64)])
+            edge_index = np.concatenate([g.edges, to_extra, to_extra[::-1]], axis=1)
+            nbr = np.full((n, MAX_IN_DEGREE), n + 1, dtype=np.int64)
+            nbr[:, :4] = np.where(g.neighbor_table < n, g.neighbor_table, n + 1)
+            nbr[:, 4] = extra
+            hub = np.ones((1, n + 1), dtype=np.float32)
+            hub[0, extra] = 0.0
+            tables: dict[str, np.ndarray] = {"nbr": nbr, "hub": hub}
+        else:
+            tables = {name: np.array(arr) for name, arr in given.items()}
+            _check_tables(tables, n)
+            edge_index = _edges_of(tables["nbr"], tables["hub"])
+        for arr in (edge_index, *tables.values()):
             arr.setflags(write=False)
-            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "tables", MappingProxyType(tables))
+        object.__setattr__(self, "edge_index", edge_index)
         object.__setattr__(self, "num_points", n)
         object.__setattr__(self, "num_nodes", n + 1)
+        object.__setattr__(self, "lattice", lattice)
+
+    @property
+    def nbr(self) -> np.ndarray:
+        """In-neighbours of each point `[num_points, K]` int64, padded with num_nodes."""
+        return self.table("nbr")
+
+    @property
+    def hub(self) -> np.ndarray:
+        """The extra node's in-neighbours as a `[1, num_nodes]` float32 row."""
+        return self.table("hub")
+
+    def table(self, name: str) -> np.ndarray:
+        """The table the network's input `name` reads; KeyError naming the ones there are."""
+        try:
+            return self.tables[name]
+        except KeyError:
+            raise KeyError(f"the {self.width}x{self.height} graph has no table {name!r} "
+                           f"(it has {', '.join(self.tables)})") from None
+
+
+def layout(width: int, height: int, game: type[Game] | None = None) -> GraphLayout:
+    """The cached graph layout of a width x height board of `game` (a Game class): its own
+    tables (`Game.graph_tables`) where it has them, else the lattice, which every lattice game
+    shares (None: the lattice)."""
+    if game is None:
+        return _lattice(width, height)
+    return _of_game(game, width, height)
+
+
+def layout_of(game: Game) -> GraphLayout:
+    """The layout of `game`'s board: `layout(game.width, game.height, type(game))`."""
+    return _of_game(type(game), game.width, game.height)
 
 
 @cache
-def layout(width: int, height: int) -> GraphLayout:
-    """The cached graph layout of a width x height board."""
+def _lattice(width: int, height: int) -> GraphLayout:
     return GraphLayout(width, height)
+
+
+@cache
+def _of_game(game: type[Game], width: int, height: int) -> GraphLayout:
+    tables = game.graph_tables(width, height)
+    return _lattice(width, height) if tables is None else GraphLayout(width, height, tables)
+
+
+def _check_tables(tables: Mapping[str, np.ndarray], points: int) -> None:
+    """ValueError unless `tables` hold the `nbr` and `hub` every network reads, of the board's
+    shape, `nbr` within the nodes and the padding row."""
+    for name in ("nbr", "hub"):
+        if name not in tables:
+            raise ValueError(f"graph tables need {name!r}, got {', '.join(tables) or 'none'}")
+    nbr, hub = tables["nbr"], tables["hub"]
+    if nbr.ndim != 2 or nbr.shape[0] != points or nbr.dtype != np.int64:
+        raise ValueError(f"nbr must be int64 [{points}, K], got {nbr.dtype} {nbr.shape}")
+    if nbr.size and (nbr.min() < 0 or nbr.max() > points + 1):
+        raise ValueError(f"nbr must index nodes 0..{points + 1} (the last: the padding row)")
+    if hub.shape != (1, points + 1) or hub.dtype != np.float32:
+        raise ValueError(f"hub must be float32 [1, {points + 1}], got {hub.dtype} {hub.shape}")
+
+
+def _edges_of(nbr: np.ndarray, hub: np.ndarray) -> np.ndarray:
+    """The edge list `[2, E]` the tables aggregate over: each point's in-neighbours in `nbr`
+    (padding left out) and the extra node's in `hub`, in table order."""
+    points = nbr.shape[0]
+    dst = np.repeat(np.arange(points, dtype=np.int64), nbr.shape[1])
+    src = nbr.reshape(-1)
+    keep = src <= points
+    to_extra = np.flatnonzero(hub[0]).astype(np.int64)
+    return np.concatenate([np.stack([src[keep], dst[keep]]),
+                           np.stack([to_extra, np.full_like(to_extra, points)])], axis=1)
 
 
 def encode(games: Sequence[Game], out: np.ndarray | None = None) -> np.ndarray:
@@ -92,14 +173,15 @@ def encode(games: Sequence[Game], out: np.ndarray | None = None) -> np.ndarray:
     return out[: len(games)]
 
 
-def move_priors(log_policy: np.ndarray, moves: np.ndarray) -> np.ndarray:
-    """The network's policy (log-probabilities over nodes, one row) restricted to `moves` (node
-    indices: points, and `num_points` for pass) and renormalised to sum to 1.
+def move_priors(log_policy: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """The network's policy (log-probabilities, one row `[policy_size]`) restricted to the moves
+    at `indices` (`Game.policy_indices` of the moves: in the lattice games the moves themselves,
+    points and `num_points` for pass) and renormalised to sum to 1.
 
-    Shifting by the maximum keeps it exact when the network puts almost no mass on `moves`, and
+    Shifting by the maximum keeps it exact when the network puts almost no mass on the moves, and
     uniform when every one of them was masked out (all equal to MASKED_LOG_PROB)."""
-    if moves.size == 0:
+    if indices.size == 0:
         return np.empty(0, np.float32)
-    logits = log_policy[moves]
+    logits = log_policy[indices]
     p = np.exp(logits - logits.max())
     return p / p.sum()

@@ -13,32 +13,69 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 # -- the model contract (both sides of the export read these) ----------------------------------
-#: ONNX inputs: x [B, N, F] float32 node features; nbr [N-1, K] int64 in-neighbours of each point;
-#: hub [1, N] float32 the extra node's in-neighbours; mask [B, N] float32, nonzero = node kept.
+#: ONNX inputs of the lattice games (Go, Gomoku, Othello): x [B, N, F] float32 node features;
+#: nbr [N-1, 5] int64 in-neighbours of each point; hub [1, N] float32 the extra node's
+#: in-neighbours; mask [B, N] float32, nonzero = node kept. A game with its own graph
+#: (`Game.graph_tables`) has its tables between x and mask (`input_names`): chess's
+#: nbr [N-1, 10 * D], hub and promo [3 * width, 2] int64, the (from, to) squares of each
+#: underpromotion family.
 INPUT_NAMES: tuple[str, ...] = ("x", "nbr", "hub", "mask")
-#: ONNX outputs every model has: log_policy [B, N] float32 (the extra node's entry is pass);
-#: value [B] in [-1, 1].
+#: The inputs that are not graph tables: the batch's features and its mask.
+BATCH_INPUTS: tuple[str, ...] = ("x", "mask")
+#: ONNX outputs every model has: log_policy [B, policy_size] float32 (`Game.policy_size`: the
+#: nodes in the lattice games, the extra node's entry being pass; chess's from-to pairs and
+#: underpromotions); value [B] in [-1, 1], the side to move's (W - L with a wdl head).
 OUTPUT_NAMES: tuple[str, ...] = ("log_policy", "value")
 #: Optional outputs after them, in this order, where the network has the heads: ownership [B, N]
 #: in [-1, 1] (final owner of each point from the side to move's view; the extra node's entry
-#: means nothing) and score [B] (the final margin in points from the side to move's view).
-AUX_OUTPUT_NAMES: tuple[str, ...] = ("ownership", "score")
+#: means nothing), score [B] (the final margin in points from the side to move's view) and
+#: wdl [B, 3] (the probabilities of a win, a draw and a loss for the side to move).
+AUX_OUTPUT_NAMES: tuple[str, ...] = ("ownership", "score", "wdl")
 
 
-def output_names(*, ownership: bool, score: bool) -> tuple[str, ...]:
+def input_names(tables: Sequence[str] = ("nbr", "hub")) -> tuple[str, ...]:
+    """The inputs of a model of a game whose graph has `tables` (`GraphLayout.tables`, in
+    order): x, the tables, mask. The default is the lattice games' `INPUT_NAMES`."""
+    return ("x", *tables, "mask")
+
+
+def output_names(*, ownership: bool, score: bool, wdl: bool = False) -> tuple[str, ...]:
     """The outputs of a model with (or without) the auxiliary heads, in contract order."""
-    return OUTPUT_NAMES + (("ownership",) if ownership else ()) + (("score",) if score else ())
+    chosen = (ownership, score, wdl)
+    return OUTPUT_NAMES + tuple(n for n, on in zip(AUX_OUTPUT_NAMES, chosen, strict=True) if on)
 
 
 #: Every output list the engine accepts.
 VALID_OUTPUTS: frozenset[tuple[str, ...]] = frozenset(
-    output_names(ownership=o, score=s) for o in (False, True) for s in (False, True))
+    output_names(ownership=o, score=s, wdl=w)
+    for o in (False, True) for s in (False, True) for w in (False, True))
+
+
+def check_outputs(outputs: Mapping[str, Any], batch: int, nodes: int,
+                  policy_size: int | None = None) -> None:
+    """ValueError naming the first output of a call on `batch` positions of `nodes` nodes whose
+    shape is not the contract's; the policy's width is checked when `policy_size` is given
+    (the game's: `Game.policy_size`)."""
+    policy = policy_size if policy_size is not None else -1
+    wanted = {"log_policy": (batch, policy), "value": (batch,), "ownership": (batch, nodes),
+              "score": (batch,), "wdl": (batch, 3)}
+    for name, value in outputs.items():
+        shape = tuple(getattr(value, "shape", ()))
+        want = wanted.get(name)
+        if want is None:
+            continue
+        if len(shape) != len(want) or any(w >= 0 and s != w for s, w in zip(shape, want)):
+            shown = ", ".join("?" if w < 0 else str(w) for w in want)
+            raise ValueError(f"the network's {name} has shape {list(shape)}, the contract's "
+                             f"is [{shown}]")
+
+
 #: The ONNX opset the exporter writes (torch's dynamo exporter; onnxruntime >= 1.14 runs it).
 OPSET = 18
 #: The log-probability of a masked-out node. Finite on purpose: `0 * MASKED_LOG_PROB` is 0 in a
@@ -68,7 +105,7 @@ def file_digest(data: bytes) -> str:
 class ModelCard:
     """What an exported network is, and what it expects."""
 
-    #: Registry name of the game ("go", "gomoku", "othello").
+    #: Registry name of the game ("go", "gomoku", "othello", "chess").
     game: str
     #: The rules parameters the network was trained under (e.g. komi), as the game names them.
     rules: Mapping[str, Any]

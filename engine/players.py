@@ -28,7 +28,13 @@ import numpy as np
 
 from saz.engine.games.base import Game
 from saz.engine.games.errors import GameError
-from saz.engine.search.mcts import MoveInfo, SearchLimits, SearchResult, SearchStats
+from saz.engine.search.mcts import (
+    MoveInfo,
+    SearchLimits,
+    SearchResult,
+    SearchStats,
+    policy_fields,
+)
 
 
 class Player(Protocol):
@@ -103,11 +109,12 @@ class PlayerSearch:
             if not legal:
                 raise ValueError("none of the allowed moves is legal")
             move = legal[0]
+        size, index = policy_fields(game, (move,))
         result = SearchResult(
             best_move=move, value=0.0, root_visits=1,
             moves=(MoveInfo(move, 1, 0.0, 1.0, 0.0, (move,)),),
             stats=SearchStats(playouts=1, seconds=time.monotonic() - started),
-            num_nodes=game.num_nodes)
+            num_nodes=game.num_nodes, policy_size=size, policy_index=index)
         if on_progress is not None:
             on_progress(result)
         return result

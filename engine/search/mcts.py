@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import astuple, dataclass, field, replace
 from math import sqrt
@@ -33,7 +33,7 @@ import numpy as np
 from saz.engine import _core
 from saz.engine.games.base import Game
 from saz.engine.games.capabilities import Solvable, ThreatSearching
-from saz.engine.graph import GraphLayout, layout
+from saz.engine.graph import GraphLayout, layout, layout_of
 from saz.engine.model_card import MASKED_LOG_PROB
 from saz.engine.search.evalcache import EvalCache, Lookup
 from saz.engine.search.memory import resident_bytes
@@ -134,17 +134,26 @@ class SearchResult:
     #: The endgame solver's exact final margin for the side to move (Othello's discs), when it
     #: decided the move; analysis shows it as the score.
     exact_score: float | None = None
+    #: Entries of the root game's policy (`Game.policy_size`); 0: `num_nodes`, one per node.
+    policy_size: int = field(default=0, repr=False)
+    #: Each root move's index in that policy (`Game.policy_indices`); None: the move itself.
+    policy_index: Mapping[int, int] | None = field(default=None, repr=False)
+
+    def index_of(self, move: int) -> int:
+        """Where `move` sits in the policy target (`policy_index`)."""
+        return move if self.policy_index is None else self.policy_index[move]
 
     def visit_distribution(self) -> np.ndarray:
-        """Visits per node index (pass = the extra node) normalised to sum 1: the policy target."""
-        dist = np.zeros(self.num_nodes, dtype=np.float32)
+        """Visits per policy index (`[policy_size]`: in the lattice games per node, pass the extra
+        node) normalised to sum 1: the policy target."""
+        dist = np.zeros(self.policy_size or self.num_nodes, dtype=np.float32)
         for info in self.moves:
-            dist[info.move] = info.visits
+            dist[self.index_of(info.move)] = info.visits
         total = dist.sum()
         if total > 0:
             dist /= total
         else:
-            dist[self.best_move] = 1.0
+            dist[self.index_of(self.best_move)] = 1.0
         return dist
 
 
@@ -160,7 +169,7 @@ def prune_policy_target(result: SearchResult, c_puct: float,
     best = max(result.moves, key=lambda m: m.visits)
     c_sqrt = c_puct * sqrt(total)
     best_score = best.value + c_sqrt * best.prior / (1 + best.visits)
-    dist = np.zeros(result.num_nodes, dtype=np.float32)
+    dist = np.zeros(result.policy_size or result.num_nodes, dtype=np.float32)
     for info in result.moves:
         visits = float(info.visits)
         if info is not best:
@@ -172,9 +181,16 @@ def prune_policy_target(result: SearchResult, c_puct: float,
                 visits -= 1.0
             if visits <= 1.0:
                 visits = 0.0
-        dist[info.move] = visits
+        dist[result.index_of(info.move)] = visits
     dist /= dist.sum()
     return dist
+
+
+def policy_fields(game: Game, moves: Collection[int]) -> tuple[int, dict[int, int]]:
+    """A result's `policy_size` and `policy_index` for root `game` and its `moves`."""
+    array = np.fromiter(moves, np.int64, len(moves))
+    indices = np.asarray(game.policy_indices(array))
+    return game.policy_size, dict(zip(array.tolist(), indices.tolist(), strict=True))
 
 
 def choose_move(result: SearchResult, temperature: float, rng: np.random.Generator) -> int:
@@ -220,7 +236,7 @@ class MCTS:
         than the later ones, which a timed move should not pay."""
         if game.is_over():
             return
-        lay = layout(game.width, game.height)
+        lay = layout_of(game)
         x = self._buffer(lay, game.num_features(), self.options.batch_size)
         game.encode(x[0])
         x[1:] = x[0]
@@ -321,7 +337,7 @@ class MCTS:
         if threat is not None:
             return decided(threat, 1.0)
         counters = _Counters()
-        lay = layout(root.width, root.height)
+        lay = layout_of(root)
         if not tree.root_expanded:
             batch = self._collect(lay, counters, 1, focus=True, cached=True)
             if batch is not None:
@@ -401,7 +417,8 @@ class MCTS:
         them (`crop`); lockstep callers get the rows whole and do that themselves. `cached`:
         leaves the evaluation cache knows are answered from it, and only the others are left
         for the network (not with subgraph sampling, whose windows are random)."""
-        features = self._root_game().num_features()
+        root = self._root_game()
+        features = root.num_features()
         x = self._buffer(lay, features, size)
         leaves, settled, collisions = self._tree.collect(size, size * SETTLED_DESCENTS, x)
         counters.playouts += settled
@@ -429,9 +446,9 @@ class MCTS:
             mask = windows if mask is None else windows & np.repeat(mask, 1 + k, axis=0)
         cut = crop(x, mask, lay) if focus and mask is not None and len(x) else None
         if cut is None:
-            return _Batch(leaves, lay, x, mask, 1 + k, lookup=lookup)
+            return _Batch(leaves, lay, x, mask, 1 + k, root.policy_size, lookup=lookup)
         self._release(x)
-        return _Batch(leaves, cut.layout, cut.x, cut.mask, 1 + k, cut, lookup)
+        return _Batch(leaves, cut.layout, cut.x, cut.mask, 1 + k, root.policy_size, cut, lookup)
 
     def focus_masks(self, x: np.ndarray, lay: GraphLayout) -> np.ndarray | None:
         """The nodes of each encoded leaf `x` of `lay`'s board that the network sees
@@ -463,8 +480,7 @@ class MCTS:
         if self.options.subgraphs.enabled:
             raise ValueError("lockstep search evaluates full positions: disable subgraphs")
         root = self._root_for(game)
-        self._lock = _Lockstep(_Counters(), self._now(), layout(root.width, root.height),
-                               explore=explore)
+        self._lock = _Lockstep(_Counters(), self._now(), layout_of(root), explore=explore)
         wins = root.winning_moves()
         if wins:
             return self._decided(wins[0], 1.0, self._lock.start)
@@ -496,7 +512,8 @@ class MCTS:
         return batch.x
 
     def absorb(self, log_policy: np.ndarray, values: np.ndarray) -> None:
-        """The network's outputs (rows in `gather`'s order) for the last gathered positions."""
+        """The network's outputs (rows in `gather`'s order: `log_policy [rows, policy_size]`,
+        `values [rows]`) for the last gathered positions."""
         lock = self._require_lockstep()
         if lock.batch is None:
             return
@@ -527,7 +544,7 @@ class MCTS:
         """The network call (on the worker thread when pipelining); none for a batch the
         cache answered whole."""
         if not batch.rows:
-            return np.empty((0, batch.layout.num_nodes), np.float32), np.empty(0, np.float32), 0.0
+            return np.empty((0, batch.policy_size), np.float32), np.empty(0, np.float32), 0.0
         t0 = time.perf_counter()
         log_policy, values = self.evaluator.run(batch.x, batch.layout, batch.mask)
         return log_policy, values, time.perf_counter() - t0
@@ -763,7 +780,8 @@ class MCTS:
         stats = SearchStats(seconds=self._now() - start, nodes=self.num_nodes)
         info = MoveInfo(move, 1, value, 1.0, value, (move,))
         return SearchResult(move, value, self._tree.root_visits, (info,), stats, True,
-                            root.num_nodes, proven, exact_score)
+                            root.num_nodes, proven, exact_score,
+                            *policy_fields(root, (move,)))
 
     def _result(self, counters: _Counters, start: float,
                 refuted: Collection[int] = ()) -> SearchResult:
@@ -791,8 +809,10 @@ class MCTS:
         stats = counters.freeze(self._now() - start, self.num_nodes)
         proof = tree.root_proven
         value = float(proof) if proof else tree.root_value  # a proof outranks the average
+        size, index = policy_fields(root, [best, *(m.move for m in infos)])
         return SearchResult(best, value, tree.root_visits, tuple(infos), stats, False,
-                            root.num_nodes, proven=bool(proof))
+                            root.num_nodes, proven=bool(proof), policy_size=size,
+                            policy_index=index)
 
 
 #: Root moves found safe from the opponent's threats before `MCTS._guard_root` stops looking.
@@ -826,7 +846,7 @@ def _within(nodes: int, limits: SearchLimits, share: float) -> int:
     return nodes
 
 
-#: What one network call returns: log-policy [rows, N], values [rows], seconds inside the call.
+#: What one network call returns: log-policy [rows, policy_size], values [rows], its seconds.
 _Output = tuple[np.ndarray, np.ndarray, float]
 
 
@@ -840,6 +860,8 @@ class _Batch:
     mask: np.ndarray | None
     #: Rows per leaf: the position itself, then its sub-boards.
     group: int
+    #: The width of the network's policy rows for these positions (`Game.policy_size`).
+    policy_size: int
     #: A batch cut down to its rows' windows (`crop`), which `x`, `mask` and `layout` are;
     #: None when the rows are whole positions.
     cut: Cut | None = None
@@ -881,7 +903,9 @@ def crop(x: np.ndarray, mask: np.ndarray, lay: GraphLayout) -> Cut | None:
     not pooled, as a node off the board, so it computes the same outputs on the kept nodes for
     a fraction of the work. Rows of different games, their windows on different parts of the
     board, share one call (self-play's lockstep batches). None when no row's cut is smaller
-    than the board."""
+    than the board, or the graph is not the lattice."""
+    if not lay.lattice:  # a window of another graph (chess's lines) is no smaller board
+        return None
     width, height = lay.width, lay.height
     rows = len(x)
     kept = mask[:, :-1].reshape(rows, height, width)

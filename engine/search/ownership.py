@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from saz.engine.games.base import Game
-from saz.engine.graph import layout
+from saz.engine.graph import layout_of
 from saz.engine.search.mcts import MoveInfo
 
 if TYPE_CHECKING:  # onnxruntime loads with the network, not with the front-end
@@ -144,7 +144,7 @@ class OwnershipEstimator:
             x = np.empty((len(todo), first.num_nodes, first.num_features()), np.float32)
             for row, game in zip(x, todo, strict=True):
                 game.encode(row)
-            _, _, ownership, score = self.evaluator.run_aux(x, layout(first.width, first.height))
+            _, _, ownership, score = self.evaluator.run_aux(x, layout_of(first))
             points = first.num_points
             for i, game in enumerate(todo):
                 self._cache[game.hash] = (
