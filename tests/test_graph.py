@@ -102,3 +102,153 @@ def test_a_command_line_reports_the_size_error_itself(capsys: pytest.CaptureFixt
         parser.parse_args(["--sizes", "9,1O"])
     assert "argument --sizes: invalid board size '1O': expected N or WxH" in capsys.readouterr().err
     assert issubclass(SizeSyntaxError, ValueError)
+
+
+# -- chess's graph: lines and jumps in one hop -----------------------------------------------------
+CHESS_SIZES = [(5, 5), (6, 6), (8, 8), (6, 5), (10, 10)]
+
+
+def ray(tables: dict[str, np.ndarray], width: int, height: int, square: int,
+        relation: str) -> list[int]:
+    """The squares in `relation`'s slots of `square`, padding left out."""
+    from saz.engine.games.chess_graph import RELATIONS, slots_per_relation
+
+    d = slots_per_relation(width, height)
+    r = RELATIONS.index(relation)
+    row = tables["nbr"][square, r * d:(r + 1) * d].tolist()
+    return [s for s in row if s != width * height + 1]
+
+
+@pytest.mark.parametrize("w,h", CHESS_SIZES)
+def test_chess_tables_have_the_plans_shapes_and_padding(w: int, h: int) -> None:
+    from saz.engine.games.chess_graph import chess_graph_tables
+
+    t = chess_graph_tables(w, h)
+    p, d = w * h, max(max(w, h) - 1, 8)
+    assert set(t) == {"nbr", "hub", "promo"}
+    assert t["nbr"].shape == (p, 10 * d) and t["nbr"].dtype == np.int64
+    assert t["hub"].shape == (1, p + 1) and t["hub"].dtype == np.float32
+    assert t["promo"].shape == (3 * w, 2) and t["promo"].dtype == np.int64
+    assert t["nbr"].min() >= 0 and t["nbr"].max() == p + 1  # num_nodes: the zero row
+    assert (t["nbr"][:, 9 * d] == p).all() and (t["nbr"][:, 9 * d + 1:] == p + 1).all()
+    assert t["hub"].tolist() == [[1.0] * p + [0.0]]
+
+
+def test_chess_rays_run_from_the_square_outwards_in_the_side_to_moves_frame() -> None:
+    from saz.engine.games.chess_graph import chess_graph_tables
+
+    t = chess_graph_tables(8, 8)
+    e4 = 4 * 8 + 4  # file e (x 4), rank 4 (y = 8 - 4)
+    assert ray(t, 8, 8, e4, "N") == [28, 20, 12, 4]  # e5 e6 e7 e8: towards row 0
+    assert ray(t, 8, 8, e4, "S") == [44, 52, 60]  # e3 e2 e1
+    assert ray(t, 8, 8, e4, "E") == [37, 38, 39]
+    assert ray(t, 8, 8, e4, "NW") == [27, 18, 9, 0]  # d5 c6 b7 a8
+    assert ray(t, 8, 8, 0, "N") == [] and ray(t, 8, 8, 0, "SE") == list(range(9, 64, 9))
+    assert sorted(ray(t, 8, 8, 0, "knight")) == [10, 17]  # a8: b6 and c7
+    assert len(ray(t, 8, 8, e4, "knight")) == 8
+
+
+@pytest.mark.parametrize("w,h", CHESS_SIZES)
+def test_chess_rays_are_the_queens_lines_and_mirror_each_other(w: int, h: int) -> None:
+    """Every square on a line (rank, file, diagonal) is on exactly one ray at its distance, and
+    t on ray r of s at slot k means s on the opposite ray of t at slot k; jumps are mutual."""
+    from saz.engine.games.chess_graph import RELATIONS, chess_graph_tables
+
+    t = chess_graph_tables(w, h)
+    for s in range(w * h):
+        sx, sy = s % w, s // w
+        on_lines = {q for q in range(w * h) if q != s and (
+            q % w == sx or q // w == sy or abs(q % w - sx) == abs(q // w - sy))}
+        rays = [ray(t, w, h, s, r) for r in RELATIONS[:8]]
+        assert sorted(q for line in rays for q in line) == sorted(on_lines)
+        for r, line in enumerate(rays):
+            back = (r + 4) % 8
+            for k, q in enumerate(line):
+                assert max(abs(q % w - sx), abs(q // w - sy)) == k + 1
+                assert ray(t, w, h, q, RELATIONS[back])[k] == s
+        for q in ray(t, w, h, s, "knight"):
+            assert sorted((abs(q % w - sx), abs(q // w - sy))) == [1, 2]
+            assert s in ray(t, w, h, q, "knight")
+
+
+@pytest.mark.parametrize("w", [5, 6, 8])
+def test_chess_promo_rows_name_each_underpromotions_from_and_to_squares(w: int) -> None:
+    from saz.engine.games.chess_graph import chess_graph_tables
+
+    promo = chess_graph_tables(w, w)["promo"]
+    off = w * w + 1
+    for from_x in range(w):
+        for step in (-1, 0, 1):
+            row = promo[from_x * 3 + step + 1].tolist()
+            if 0 <= from_x + step < w:
+                assert row == [w + from_x, from_x + step]  # row y=1 onto row y=0
+            else:
+                assert row == [off, off]
+    assert promo[0].tolist() == [off, off] and promo[-1].tolist() == [off, off]
+
+
+@pytest.mark.parametrize("w,h", [(5, 5), (8, 8), (6, 5)])
+def test_a_games_own_tables_make_a_layout_whose_edges_they_aggregate(w: int, h: int) -> None:
+    from saz.engine.games.chess_graph import chess_graph_tables
+    from saz.engine.graph import GraphLayout
+
+    lay = GraphLayout(w, h, chess_graph_tables(w, h))
+    assert not lay.lattice and set(lay.tables) == {"nbr", "hub", "promo"}
+    assert lay.num_nodes == w * h + 1 and lay.nbr is lay.tables["nbr"]
+    with pytest.raises(ValueError):
+        lay.tables["promo"][0, 0] = 0
+    with pytest.raises(TypeError):
+        lay.tables["nbr"] = lay.nbr  # type: ignore[index]
+    rng = np.random.default_rng(w * 10 + h)
+    feats = rng.normal(size=(lay.num_nodes, 3))
+    src, dst = lay.edge_index
+    expected = np.zeros_like(feats)
+    np.add.at(expected, dst, feats[src])
+    padded = np.vstack([feats, np.zeros((1, 3))])
+    np.testing.assert_allclose(padded[lay.nbr].sum(axis=1), expected[:-1])
+    np.testing.assert_allclose((lay.hub @ feats)[0], expected[-1])
+
+
+def test_layouts_by_game_share_the_lattice_and_cache_a_games_own() -> None:
+    from saz.engine.games.chess_graph import chess_graph_tables
+    from saz.engine.games.go import Go
+    from saz.engine.games.gomoku import Gomoku
+    from saz.engine.graph import layout_of
+
+    class Tabled(Go):  # a game with its own graph, to test the plumbing without chess's rules
+        @classmethod
+        def graph_tables(cls, width: int, height: int) -> dict[str, np.ndarray] | None:
+            return chess_graph_tables(width, height)
+
+    assert layout(9, 9, Go) is layout(9, 9) is layout(9, 9, Gomoku)
+    assert layout_of(Go(9)) is layout(9, 9) and layout(9, 9).lattice
+    own = layout(8, 8, Tabled)
+    assert own is layout(8, 8, Tabled) and not own.lattice
+    np.testing.assert_array_equal(own.tables["promo"], chess_graph_tables(8, 8)["promo"])
+
+
+def test_a_layout_refuses_tables_that_do_not_fit_its_board() -> None:
+    from saz.engine.games.chess_graph import chess_graph_tables
+    from saz.engine.graph import GraphLayout
+
+    tables = chess_graph_tables(5, 5)
+    with pytest.raises(ValueError, match="nbr must be int64 \\[36, K\\]"):
+        GraphLayout(6, 6, tables)
+    with pytest.raises(ValueError, match="graph tables need 'hub'"):
+        GraphLayout(5, 5, {"nbr": tables["nbr"]})
+    with pytest.raises(KeyError, match="has no table 'promo'"):
+        layout(5, 5).table("promo")
+
+
+def test_lattice_tables_are_todays_bit_for_bit() -> None:
+    """The shipped networks read these: the move into tables changed none of them (the
+    expected tables are built as before it, from the grid)."""
+    for w, h in SIZES:
+        lay, g = layout(w, h), grid(w, h)
+        n = g.num_points
+        nbr = np.full((n, MAX_IN_DEGREE), n + 1, dtype=np.int64)
+        nbr[:, :4] = np.where(g.neighbor_table < n, g.neighbor_table, n + 1)
+        nbr[:, 4] = n
+        np.testing.assert_array_equal(lay.nbr, nbr)
+        assert lay.nbr.dtype == np.int64 and lay.hub.dtype == np.float32
+        assert set(lay.tables) == {"nbr", "hub"} and lay.lattice
