@@ -64,6 +64,15 @@ class Position:
 
     def encode(self, out: Annotated[NDArray[numpy.float32], dict(shape=(None, None), order='C', device='cpu')]) -> None: ...
 
+    @property
+    def policy_size(self) -> int:
+        """The network's policy width: num_nodes, or chess's move pairs."""
+
+    def policy_indices(self, moves: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', writable=False)]) -> Annotated[NDArray[numpy.int32], dict(shape=(None,))]:
+        """
+        Each move's index in the policy (side to move's frame), as a new int32 array.
+        """
+
     def clone(self) -> Position: ...
 
     def perft(self, depth: int) -> tuple[int, int]:
@@ -307,6 +316,41 @@ GoPosition: TypeAlias = Go64 | Go128 | Go256 | Go384 | Go640
 def new_go(width: int, height: int, black: Sequence[int], white: Sequence[int], to_move: int, komi: float, black_keys: Sequence[int], white_keys: Sequence[int], white_to_move_key: int) -> GoPosition:
     """
     A Go position with these stones (point lists), side to move, komi and Zobrist keys; its class holds the fewest 64-bit words that cover the board. GameError for a chain without liberty.
+    """
+
+class ChessPosition(Position):
+    """
+    Chess (8x8) or a small board of its family (Gardner 5x5, Los Alamos 6x6): chess.cpp.
+    """
+
+    @property
+    def variant(self) -> str: ...
+
+    def fen(self) -> str:
+        """The position as FEN (en passant only when legal)."""
+
+    def termination(self) -> int:
+        """
+        Why the game ended: 0 not over, 1 checkmate, 2 stalemate, 3 threefold repetition, 4 fifty-move rule, 5 insufficient material.
+        """
+
+    def in_check(self) -> bool: ...
+
+    @property
+    def halfmove_clock(self) -> int: ...
+
+    @property
+    def fullmove_number(self) -> int: ...
+
+    @property
+    def repetitions(self) -> int:
+        """
+        How often this position occurred before (since the last capture or pawn move).
+        """
+
+def new_chess(variant: str = 'chess', fen: str | None = None) -> ChessPosition:
+    """
+    A chess position of the variant ('chess', 'gardner', 'losalamos') from a FEN, or its start position; GameError for an impossible FEN.
     """
 
 class TreeOptions:

@@ -26,6 +26,7 @@ inline nb::ndarray<nb::numpy, int64_t, nb::ndim<1>> to_numpy(const Moves& values
 void bind_othello(nb::module_& m);
 void bind_gomoku(nb::module_& m);
 void bind_go(nb::module_& m);
+void bind_chess(nb::module_& m);
 void bind_tree(nb::module_& m);
 
 }  // namespace saz

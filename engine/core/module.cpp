@@ -120,6 +120,18 @@ NB_MODULE(_core, m) {
              p.encode(out.data());
            },
            nb::arg("out"))
+      .def_prop_ro("policy_size", &Position::policy_size,
+                   "The network's policy width: num_nodes, or chess's move pairs.")
+      .def("policy_indices",
+           [](const Position& p, nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig> moves) {
+             const size_t n = moves.shape(0);
+             auto* data = new int32_t[n ? n : 1];
+             for (size_t i = 0; i < n; ++i) data[i] = p.policy_index(moves(i));
+             nb::capsule owner(data, [](void* q) noexcept { delete[] static_cast<int32_t*>(q); });
+             return nb::ndarray<nb::numpy, int32_t, nb::ndim<1>>(data, {n}, owner);
+           },
+           nb::arg("moves"),
+           "Each move's index in the policy (side to move's frame), as a new int32 array.")
       .def("clone", &Position::clone)
       .def("perft",
            [](Position& p, int depth) {
@@ -164,5 +176,6 @@ NB_MODULE(_core, m) {
   bind_othello(m);
   bind_gomoku(m);
   bind_go(m);
+  bind_chess(m);
   bind_tree(m);
 }

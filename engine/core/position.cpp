@@ -25,10 +25,12 @@ static uint64_t perft_rec(Position& pos, int depth, uint64_t& plays, std::vector
   return total;
 }
 
-uint64_t perft(Position& pos, int depth, uint64_t& plays) {
+uint64_t Position::perft_walk(int depth, uint64_t& plays) {
   if (depth <= 0) return 1;
   std::vector<Moves> stack(depth + 1);  // one move list per ply, reused across siblings
-  return perft_rec(pos, depth, plays, stack);
+  return perft_rec(*this, depth, plays, stack);
 }
+
+uint64_t perft(Position& pos, int depth, uint64_t& plays) { return pos.perft_walk(depth, plays); }
 
 }  // namespace saz

@@ -161,6 +161,17 @@ class Position {
   // overwritten: rows 0..num_points-1 are the points, the last row is the extra node.
   virtual void encode(float* out) const = 0;
 
+  // The width of the network's policy and a move's index in it, now (the side to move's frame):
+  // a point game's policy is over its nodes and a move is its own index; chess's is over
+  // (from, to) pairs and underpromotions, with the board flipped for Black.
+  virtual int policy_size() const { return num_nodes(); }
+  virtual int32_t policy_index(int32_t move) const { return move; }
+
+  // Leaves `depth` plies below (restored before returning), `plays` counting the moves actually
+  // played; the default walks legal_moves / play / undo, bulk-counting the last ply. A game may
+  // walk its own move representation faster (chess).
+  virtual uint64_t perft_walk(int depth, uint64_t& plays);
+
  protected:
   int width_;
   int height_;

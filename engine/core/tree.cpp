@@ -397,6 +397,7 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
       nd->edges = int32_t(edges_.alloc(int64_t(moves_buf_.size())));
       nd->num_edges = uint16_t(moves_buf_.size());
       batch.candidates.insert(batch.candidates.end(), moves_buf_.begin(), moves_buf_.end());
+      for (int32_t move : moves_buf_) batch.indices.push_back(pos.policy_index(move));
       batch.offsets.push_back(int32_t(batch.candidates.size()));
       pos.encode(x + row * done.leaves);
       batch.paths.push_back(path);
@@ -417,12 +418,13 @@ void Tree::absorb(const float* log_policy, const float* values, int group, float
   if (batches_.empty()) throw std::logic_error("absorb without a collected batch");
   Batch batch = std::move(batches_.front());
   batches_.pop_front();
-  const int stride = root_pos_->num_nodes();
+  const int stride = root_pos_->policy_size();
   const int vl = options_.virtual_loss;
   std::vector<float> priors, sub;
   for (size_t j = 0; j < batch.paths.size(); ++j) {
     Node& leaf = node(batch.paths[j].back());
     const int32_t* cand = batch.candidates.data() + batch.offsets[j];
+    const int32_t* index = batch.indices.data() + batch.offsets[j];
     const int k = batch.offsets[j + 1] - batch.offsets[j];
     const int64_t r = int64_t(j) * group;
     // Softmax of the network's log-policy over the candidates, shifted by their maximum so that
@@ -430,9 +432,9 @@ void Tree::absorb(const float* log_policy, const float* values, int group, float
     auto softmax = [&](const float* lp, std::vector<float>& out) {
       out.resize(k);
       float top = -3.0e38f;
-      for (int i = 0; i < k; ++i) top = std::max(top, lp[cand[i]]);
+      for (int i = 0; i < k; ++i) top = std::max(top, lp[index[i]]);
       float total = 0.0f;
-      for (int i = 0; i < k; ++i) total += out[i] = std::exp(lp[cand[i]] - top);
+      for (int i = 0; i < k; ++i) total += out[i] = std::exp(lp[index[i]] - top);
       const float scale = 1.0f / total;
       for (int i = 0; i < k; ++i) out[i] *= scale;
     };
@@ -633,9 +635,11 @@ void bind_tree(nb::module_& m) {
       .def(
           "absorb",
           [](Tree& t, Rows2 log_policy, Values1 values, int group, float blend) {
+            if (!t.root_position()) throw nb::value_error("the tree has no root: call reset() first");
             if (log_policy.shape(0) != values.shape(0) ||
-                log_policy.shape(1) != size_t(t.root_position()->num_nodes()))
-              throw nb::value_error("absorb needs log_policy [rows, num_nodes] and values [rows]");
+                log_policy.shape(1) != size_t(t.root_position()->policy_size()))
+              throw nb::value_error(
+                  "absorb needs log_policy [rows, policy_size] and values [rows]");
             nb::gil_scoped_release release;
             t.absorb(log_policy.data(), values.data(), group, blend);
           },

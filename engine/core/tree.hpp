@@ -149,7 +149,8 @@ class Tree {
   // into `x` (rows of [num_nodes * num_features] floats). The leaves form one batch, answered by
   // `absorb` in the order batches were collected. An empty batch is not queued.
   Collected collect(int max_leaves, int max_descents, float* x);
-  // The network's answer for the oldest batch: `log_policy` [leaves * group, num_nodes], `values`
+  // The network's answer for the oldest batch: `log_policy` [leaves * group, policy_size] (a
+  // candidate's logit at its policy index, `Position::policy_index` at the leaf), `values`
   // [leaves * group]; rows j * group + 1 .. j * group + group - 1 are sub-board evaluations of leaf
   // j blended into its priors with weight `blend`.
   void absorb(const float* log_policy, const float* values, int group, float blend);
@@ -219,6 +220,7 @@ class Tree {
   struct Batch {
     std::vector<std::vector<int32_t>> paths;
     std::vector<int32_t> candidates;   // every leaf's candidate moves, concatenated
+    std::vector<int32_t> indices;      // each candidate's policy index (at its leaf)
     std::vector<int32_t> offsets;      // leaf j's candidates: [offsets[j], offsets[j + 1])
   };
 

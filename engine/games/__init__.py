@@ -1,4 +1,5 @@
-"""Game rules behind one interface (`base.Game`): Go, Gomoku and Othello on any admissible size.
+"""Game rules behind one interface (`base.Game`): Go, Gomoku, Othello and chess on any admissible
+size.
 
 What a game is beyond the rules (its GTP title, SGF game type, default size, how GTP names its
 points) is on its class, and what only some games can do (an endgame solver, a threat search,
@@ -11,6 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from saz.engine.games.base import BLACK, DRAW, EMPTY, WHITE, Game, GameInfo
+from saz.engine.games.chess import Chess
 from saz.engine.games.errors import (
     GameError,
     IllegalMoveError,
@@ -24,12 +26,12 @@ from saz.engine.games.othello import Othello
 
 #: Every game by its registry name (`Game.name`), in the order protocols list them.
 GAMES: MappingProxyType[str, type[Game]] = MappingProxyType(
-    {cls.name: cls for cls in (Go, Gomoku, Othello)})
+    {cls.name: cls for cls in (Go, Gomoku, Othello, Chess)})
 GAME_NAMES = tuple(GAMES)
 
 
 def game_class(name: str) -> type[Game]:
-    """The Game subclass registered under `name` ("go", "gomoku", "othello")."""
+    """The Game subclass registered under `name` ("go", "gomoku", "othello", "chess")."""
     cls = GAMES.get(name)
     if cls is None:
         raise UnsupportedRuleError(

@@ -47,6 +47,16 @@ class Termination(enum.Enum):
     FIVE = "five"
     #: The board filled with no line of five: a draw (Gomoku).
     BOARD_FULL = "board full"
+    #: The side to move is in check and has no legal move: it lost (chess).
+    CHECKMATE = "checkmate"
+    #: The side to move has no legal move and is not in check: a draw (chess).
+    STALEMATE = "stalemate"
+    #: The same position for the third time (chess's threefold repetition): a draw.
+    REPETITION = "threefold repetition"
+    #: A hundred plies without a capture or pawn move (chess's fifty-move rule): a draw.
+    FIFTY_MOVES = "fifty-move rule"
+    #: Neither side has the pieces left to mate (chess): a draw.
+    INSUFFICIENT_MATERIAL = "insufficient material"
 
 
 @dataclass(frozen=True)
@@ -154,6 +164,9 @@ class Game(ABC):
     #: referees play it for the side, and GTP does not send it (engines skip such a side
     #: themselves). Where False (Go), a pass is a move like any other.
     passes_implicitly: ClassVar[bool] = False
+    #: Whether the game has a pass (`pass_move`) at all; where not (chess), `pass_move` is only
+    #: the extra node's index and may coincide with a move's.
+    has_pass: ClassVar[bool] = True
 
     #: What protocols, files and controllers know of the game.
     info: ClassVar[GameInfo]
@@ -355,7 +368,7 @@ class Game(ABC):
         played = 0
         while played < plies and not self.is_over():
             legal = self.legal_moves()
-            if len(legal) > 1:
+            if len(legal) > 1 and self.has_pass:
                 legal = legal[legal != self.pass_move]
             while True:
                 move = int(rng.choice(legal))
