@@ -423,7 +423,7 @@ def test_export_refuses_a_file_that_disagrees_with_torch(
     other = trained_like_net(14, seed=1)
     assert check_parity(other, model.path) > 1e-2
 
-    def write_the_wrong_file(twin: PolicyValueNetExport, path: Path) -> None:
+    def write_the_wrong_file(twin: PolicyValueNetExport, path: Path, game: object) -> None:
         path.write_bytes(model.path.read_bytes())
 
     monkeypatch.setattr(export_module, "_export_onnx", write_the_wrong_file)

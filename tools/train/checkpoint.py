@@ -6,7 +6,7 @@ reads it without unpickling code):
     format            "saz-checkpoint"
     format_version    CHECKPOINT_VERSION
     net_config        NetConfig.to_dict()
-    state_dict        PolicyValueNet.state_dict()
+    state_dict        the network's state_dict() (`model.build_net` makes it from net_config)
     game, rules       the game's registry name and rules parameters (as the model card states them)
     feature_version   Game.feature_version the network was trained on
     feature_names     Game.feature_names, in input order
@@ -25,7 +25,7 @@ import torch
 from torch import Tensor
 
 from saz.engine.games.base import Game
-from saz.tools.train.model import NetConfig, PolicyValueNet
+from saz.tools.train.model import NetConfig, Network, build_net
 
 CHECKPOINT_FORMAT = "saz-checkpoint"
 CHECKPOINT_VERSION = 1
@@ -55,7 +55,7 @@ class Checkpoint:
                 f"names {len(self.feature_names)}")
 
     @classmethod
-    def of(cls, net: PolicyValueNet, game: type[Game], rules: Mapping[str, Any], *,
+    def of(cls, net: Network, game: type[Game], rules: Mapping[str, Any], *,
            training: Mapping[str, Any] | None = None,
            optimizer_state: Mapping[str, Any] | None = None) -> Checkpoint:
         """A checkpoint of `net` trained for `game` (its feature names and version are taken
@@ -67,9 +67,9 @@ class Checkpoint:
                    feature_names=tuple(game.feature_names), training=dict(training or {}),
                    optimizer_state=optimizer_state)
 
-    def build_net(self) -> PolicyValueNet:
-        """The network with these weights, in eval mode."""
-        net = PolicyValueNet(self.config)
+    def build_net(self) -> Network:
+        """The network with these weights (of its config's kind), in eval mode."""
+        net = build_net(self.config)
         try:
             net.load_state_dict(self.state_dict, strict=True)
         except RuntimeError as exc:  # torch reports missing/unexpected keys and shape mismatches

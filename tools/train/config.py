@@ -2,7 +2,8 @@
 
     seed = 1
     [rules]        the game's rule keywords (Go: komi; Gomoku: rule)
-    [network]      NetConfig without num_features (the game fixes it): hidden, layers, dropout
+    [network]      NetConfig without num_features, kind and relations (the game fixes them):
+                   hidden, layers, dropout, the auxiliary heads
     [selfplay]     SelfPlayConfig (board sizes as "9x9" or "9")
     [learner]      LearnerConfig (lr_schedule as [[step, rate], ...])
     [replay]       ReplayConfig
@@ -215,8 +216,9 @@ def _build(kind: type, section: str, table: Any) -> Any:
 def _check_network(network: Mapping[str, Any]) -> None:
     from saz.tools.train.model import NetConfig
 
-    if "num_features" in network:
-        raise ConfigError("[network] num_features comes from the game; leave it out")
+    for key in ("num_features", "kind", "relations"):
+        if key in network:
+            raise ConfigError(f"[network] {key} comes from the game; leave it out")
     try:
         NetConfig(num_features=1, **network)
     except (TypeError, ValueError) as exc:

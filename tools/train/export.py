@@ -1,14 +1,16 @@
 """`saz export CHECKPOINT --out MODEL.onnx`: a training checkpoint to one ONNX file and its card.
 
 The file runs every board size and batch size (dynamic B and N, one size per call). It is the
-scatter-free twin (`PolicyValueNetExport`) exported with torch's dynamo exporter at opset 18: the
+scatter-free twin (`PolicyValueNetExport`; a moves network, `MovePolicyNet`, is its own) exported
+with torch's dynamo exporter at opset 18: the
 TorchScript exporter (opset 17) is deprecated in torch 2.13, and dynamo's optimiser folds batch
 normalisation into the linear layers. Exporting costs 3 to 8 s (8 layers: 5.6-7.9 s with the
 parity check), once per trained generation.
 
 Nothing half-checked ships: the model is written beside its destination, opened through the
-engine's own `Evaluator` (card and all) and compared with the torch-geometric network at two board
-sizes, with and without masks, before it is renamed into place.
+engine's own `Evaluator` (card and all) and compared with the torch network at two board sizes
+(the lattice's `CHECK_SIZES`; for a moves network two sizes its game admits), with and without
+masks, before it is renamed into place.
 
 `BackgroundExport` runs the export in a process of its own, for a trainer whose self-play does
 not read the ONNX file (the torch runtime): the next generation need not wait for it.
@@ -33,14 +35,15 @@ import onnx
 import torch
 
 from saz.engine.evaluator import Evaluator, ModelError
-from saz.engine.games import Game
-from saz.engine.graph import layout
+from saz.engine.games import Game, game_class
+from saz.engine.games.errors import GameError
+from saz.engine.graph import GraphLayout, layout
 from saz.engine.model_card import (
-    INPUT_NAMES,
     OPSET,
     ModelCard,
     card_path,
     file_digest,
+    input_names,
     output_names,
 )
 from saz.tools.train.checkpoint import (
@@ -50,7 +53,16 @@ from saz.tools.train.checkpoint import (
     save_checkpoint,
 )
 from saz.tools.train.child import let_go, receive
-from saz.tools.train.model import NetConfig, PolicyValueNet, PolicyValueNetExport, collate
+from saz.tools.train.model import (
+    ExportForm,
+    MovePolicyNet,
+    NetConfig,
+    Network,
+    build_net,
+    collate,
+    export_form,
+    net_config_for,
+)
 from saz.tools.train.torch_evaluator import weights_path
 
 #: Largest error the export accepts between torch and onnxruntime, |torch - onnxruntime| /
@@ -63,6 +75,11 @@ TOLERANCE = 1e-4
 #: The board sizes the export is checked at: one square, one rectangular, neither the tracing
 #: example's (5x5), so a size frozen into the graph shows up.
 CHECK_SIZES = ((9, 9), (7, 11))
+#: The lattice networks are traced on this size (none of `CHECK_SIZES`).
+TRACE_SIZE = (5, 5)
+#: The sizes a moves network's export may be checked and traced at: the first two its game
+#: admits are checked, the third traces (chess: 8x8 and 5x5 checked, 6x6 traced).
+MOVES_SIZES = ((8, 8), (5, 5), (6, 6), (7, 7), (9, 9), (10, 10), (7, 5))
 
 
 class ExportError(RuntimeError):
@@ -71,14 +88,14 @@ class ExportError(RuntimeError):
 
 def export_random_network(game: type[Game], out: str | Path, *, hidden: int = 64,
                           layers: int = 3, seed: int = 0,
-                          with_weights: bool = False) -> PolicyValueNet:
-    """Export a randomly initialised network for `game` (seeded: the same weights each time)
-    to `out`, with its card, and return it in eval mode. The benchmarks time such networks:
-    speed does not depend on the weights. `with_weights`: its checkpoint beside it too
-    (`torch_evaluator.weights_path`), which self-play's torch runtime loads."""
+                          with_weights: bool = False) -> Network:
+    """Export a randomly initialised network for `game` (seeded: the same weights each time;
+    the family its graph calls for, `model.net_config_for`) to `out`, with its card, and return
+    it in eval mode. The benchmarks time such networks: speed does not depend on the weights.
+    `with_weights`: its checkpoint beside it too (`torch_evaluator.weights_path`), which
+    self-play's torch runtime loads."""
     torch.manual_seed(seed)
-    net = PolicyValueNet(NetConfig(num_features=game.num_features(), hidden=hidden,
-                                   layers=layers)).eval()
+    net = build_net(net_config_for(game, hidden=hidden, layers=layers)).eval()
     checkpoint = Checkpoint.of(net, game, {})
     export_checkpoint(checkpoint, out)
     if with_weights:
@@ -93,16 +110,18 @@ def export_checkpoint(checkpoint: Checkpoint, out: str | Path, *,
     if out.suffix != ".onnx":
         raise ValueError(f"the model file must end in .onnx, got {out}")
     net = checkpoint.build_net()
+    game = game_class(checkpoint.game)
+    twin = export_form(net)
     out.parent.mkdir(parents=True, exist_ok=True)
     with staged_model(out) as staging:
-        _export_onnx(PolicyValueNetExport.from_net(net), staging)
+        _export_onnx(twin, staging, game)
         data = staging.read_bytes()
         card = ModelCard(
             game=checkpoint.game, rules=dict(checkpoint.rules),
             feature_version=checkpoint.feature_version,
             feature_names=tuple(checkpoint.feature_names),
             network={**checkpoint.config.to_dict(), "parameters": net.num_parameters()},
-            opset=_opset(staging), inputs=INPUT_NAMES, outputs=_outputs(net.config),
+            opset=_opset(staging), inputs=input_names(twin.TABLES), outputs=_outputs(net.config),
             onnx_bytes=len(data), onnx_sha256=file_digest(data),
             training=dict(checkpoint.training), strength=dict(strength or {}))
         card.save(card_path(staging))
@@ -127,32 +146,83 @@ def staged_model(out: Path) -> Iterator[Path]:
         card_path(staging).unlink(missing_ok=True)
 
 
-def check_parity(net: PolicyValueNet, model_path: Path, *, seed: int = 0) -> float:
+def check_parity(net: Network, model_path: Path, *, seed: int = 0) -> float:
     """The largest |torch - onnxruntime| / (1 + |torch|) over every output (log-policies,
-    values and the auxiliary heads' where the network has them) on random positions at
-    `CHECK_SIZES`: a batch of three with every node kept, one with random masks."""
+    values and the auxiliary heads' where the network has them) on random positions at two
+    board sizes (`check_sizes`): a batch of three with every node kept, one with random
+    masks."""
     evaluator = Evaluator(model_path, device="cpu")
+    game = game_class(evaluator.game_name)
     rng = np.random.default_rng(seed)
     worst = 0.0
-    for width, height in CHECK_SIZES:
-        lay = layout(width, height)
+    for width, height in check_sizes(net.config, game):
+        lay = board_layout(net.config, game, width, height)
         x = rng.integers(0, 2, (3, lay.num_nodes, evaluator.num_features)).astype(np.float32)
         for masks in (None, rng.random((3, lay.num_nodes)) < 0.7):
-            log_policy, value, ownership, score = evaluator.run_aux(x, lay, masks)
-            with torch.inference_mode():
-                ref = net(*collate(list(x), [lay] * 3, None if masks is None else list(masks)))
-            pairs = [(log_policy.reshape(-1), ref.log_policy), (value, ref.value)]
-            if ref.ownership_logit is not None:
-                if ownership is None:
-                    raise RuntimeError("the exported model has lost the ownership head")
-                pairs.append((ownership.reshape(-1), torch.tanh(ref.ownership_logit)))
-            if ref.score is not None:
-                if score is None:
-                    raise RuntimeError("the exported model has lost the score head")
-                pairs.append((score, ref.score))
-            worst = max([worst] + [_relative_error(ours, theirs.numpy())
-                                   for ours, theirs in pairs])
+            if isinstance(net, MovePolicyNet):
+                pairs = _moves_pairs(net, evaluator, x, lay, masks)
+            else:
+                pairs = _lattice_pairs(net, evaluator, x, lay, masks)
+            worst = max([worst] + [_relative_error(ours, theirs) for ours, theirs in pairs])
     return worst
+
+
+def _lattice_pairs(net: Network, evaluator: Evaluator, x: np.ndarray, lay: GraphLayout,
+                   masks: np.ndarray | None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(onnxruntime, torch-geometric) for each output of a lattice network."""
+    log_policy, value, ownership, score = evaluator.run_aux(x, lay, masks)
+    with torch.inference_mode():
+        ref = net(*collate(list(x), [lay] * len(x), None if masks is None else list(masks)))
+    pairs = [(log_policy.reshape(-1), ref.log_policy.numpy()), (value, ref.value.numpy())]
+    if ref.ownership_logit is not None:
+        if ownership is None:
+            raise RuntimeError("the exported model has lost the ownership head")
+        pairs.append((ownership.reshape(-1), torch.tanh(ref.ownership_logit).numpy()))
+    if ref.score is not None:
+        if score is None:
+            raise RuntimeError("the exported model has lost the score head")
+        pairs.append((score, ref.score.numpy()))
+    return pairs
+
+
+def _moves_pairs(net: MovePolicyNet, evaluator: Evaluator, x: np.ndarray, lay: GraphLayout,
+                 masks: np.ndarray | None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(onnxruntime, torch) for each output of a moves network: log-policy, value, wdl."""
+    heads = evaluator.run_heads(x, lay, masks)
+    if heads.wdl is None:
+        raise RuntimeError("the exported model has lost the wdl head")
+    kept = np.ones(x.shape[:2], np.float32) if masks is None else masks.astype(np.float32)
+    with torch.inference_mode():
+        ref = net(torch.from_numpy(x), *(torch.from_numpy(lay.table(name)) for name in net.TABLES),
+                  torch.from_numpy(kept))
+    return [(ours, theirs.numpy()) for ours, theirs in
+            zip((heads.log_policy, heads.value, heads.wdl), ref, strict=True)]
+
+
+def check_sizes(config: NetConfig, game: type[Game]) -> tuple[tuple[int, int], ...]:
+    """The two board sizes an export of a `config` network for `game` is checked at."""
+    return CHECK_SIZES if config.kind != "moves" else _moves_sizes(game)[:2]
+
+
+def board_layout(config: NetConfig, game: type[Game], width: int, height: int) -> GraphLayout:
+    """The layout a `config` network reads at width x height: the lattice's (whatever the
+    lattice game), or the moves game's own graph."""
+    return layout(width, height) if config.kind != "moves" else layout(width, height, game)
+
+
+def _moves_sizes(game: type[Game]) -> tuple[tuple[int, int], ...]:
+    """The sizes of `MOVES_SIZES` that `game` admits (at least three: two checked, one traced)."""
+    sizes = []
+    for width, height in MOVES_SIZES:
+        try:
+            game(width, height)
+        except (GameError, ValueError):
+            continue
+        sizes.append((width, height))
+    if len(sizes) < 3:
+        raise ExportError(f"{game.name} admits only {sizes} of {list(MOVES_SIZES)}: an export "
+                          "needs two sizes to check and one to trace")
+    return tuple(sizes)
 
 
 def _relative_error(ours: np.ndarray, theirs: np.ndarray) -> float:
@@ -160,19 +230,27 @@ def _relative_error(ours: np.ndarray, theirs: np.ndarray) -> float:
     return float((np.abs(ours - theirs) / (1.0 + np.abs(theirs))).max())
 
 
-def _export_onnx(twin: PolicyValueNetExport, path: Path) -> None:
-    """Trace the twin on a 5x5 example and write a self-contained opset-18 file with dynamic
-    batch and node counts (the neighbour table's width, MAX_IN_DEGREE, stays fixed)."""
-    lay = layout(5, 5)
-    example = (torch.zeros(2, lay.num_nodes, twin.config.num_features),
-               torch.tensor(lay.nbr), torch.tensor(lay.hub), torch.ones(2, lay.num_nodes))
+def _export_onnx(twin: ExportForm, path: Path, game: type[Game]) -> None:
+    """Trace the twin on an example of a size it is not checked at and write a self-contained
+    opset-18 file with dynamic batch and node counts (the lattice's neighbour table's width,
+    MAX_IN_DEGREE, stays fixed; a moves network's tables are dynamic throughout)."""
+    moves = isinstance(twin, MovePolicyNet)
+    width, height = _moves_sizes(game)[2] if moves else TRACE_SIZE
+    lay = board_layout(twin.config, game, width, height)
+    tables = tuple(torch.tensor(lay.table(name)) for name in twin.TABLES)
+    example = (torch.zeros(2, lay.num_nodes, twin.config.num_features), *tables,
+               torch.ones(2, lay.num_nodes))
     batch, nodes = torch.export.Dim("batch"), torch.export.Dim("nodes", min=2)
-    shapes = {"x": {0: batch, 1: nodes}, "nbr": {0: torch.export.Dim.DYNAMIC},
-              "hub": {1: nodes}, "mask": {0: batch, 1: nodes}}
+    dynamic = torch.export.Dim.DYNAMIC
+    shapes: dict[str, dict[int, Any]] = {"x": {0: batch, 1: nodes}, "nbr": {0: dynamic},
+                                         "hub": {1: nodes}, "mask": {0: batch, 1: nodes}}
+    if moves:
+        shapes["nbr"] = {0: dynamic, 1: dynamic}
+        shapes["promo"] = {0: dynamic}
     with _quiet_exporter():
         try:
             torch.onnx.export(twin, example, str(path), dynamo=True, opset_version=OPSET,
-                              input_names=list(INPUT_NAMES),
+                              input_names=list(input_names(twin.TABLES)),
                               output_names=list(_outputs(twin.config)),
                               dynamic_shapes=shapes, external_data=False, optimize=True,
                               verbose=False)
@@ -182,7 +260,8 @@ def _export_onnx(twin: PolicyValueNetExport, path: Path) -> None:
 
 
 def _outputs(config: NetConfig) -> tuple[str, ...]:
-    return output_names(ownership=config.ownership_head, score=config.score_head)
+    return output_names(ownership=config.ownership_head, score=config.score_head,
+                        wdl=config.kind == "moves")
 
 
 class BackgroundExport:

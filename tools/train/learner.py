@@ -1,9 +1,14 @@
 """The learner: fits the network to the replay buffer's positions.
 
 Loss per position (AlphaZero's): policy cross-entropy between the search's visit distribution and
-the network's log-policy over all nodes, plus the squared error of the value against the game's
-outcome, plus an L2 penalty on the weights (written out in the loss rather than as the optimiser's
-weight decay, so that it means the same under SGD and Adam and shows up in the metrics).
+the network's log-policy (over all nodes; a moves network's over all moves), plus the squared error
+of the value against the game's outcome, plus an L2 penalty on the weights (written out in the loss
+rather than as the optimiser's weight decay, so that it means the same under SGD and Adam and shows
+up in the metrics).
+
+A moves network (`MovePolicyNet`, chess) has a win/draw/loss head instead of a tanh value, as
+Lc0's: its value loss is the cross-entropy of the three logits against the outcome (+1 a win,
+0 a draw, -1 a loss for the side to move), so `value_loss` is that cross-entropy there.
 
 A network with the auxiliary heads (KataGo's) adds, over the positions of counted games only:
 ownership, the binary cross-entropy of each point's predicted owner against its final owner
@@ -13,9 +18,10 @@ divided by the number of points (a margin of the whole board is 1 on every size)
 are `ownership_weight` and `score_weight`.
 
 Each batch mixes board sizes: the buffer samples uniformly across the window and `model.collate`
-joins the graphs of all sizes into one torch-geometric batch. There is no rotation or reflection
-augmentation (the product follows the paper here): the network must learn what it knows from
-the positions as they were played, the same on every board size.
+joins the graphs of all sizes into one torch-geometric batch (a moves network runs once per
+size on that size's dense tables, and the losses sum over the sizes). There is no rotation or
+reflection augmentation (the product follows the paper here): the network must learn what it
+knows from the positions as they were played, the same on every board size.
 
 Weights never become subnormal: a weight whose data gradient has vanished (a dead unit) decays
 geometrically under the L2 term into the subnormal range, where CPUs compute many times slower. In
@@ -34,8 +40,9 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import torch
 
+from saz.engine.games.base import Game
 from saz.engine.graph import layout
-from saz.tools.train.model import NetOutput, PolicyValueNet, collate
+from saz.tools.train.model import MoveOutput, MovePolicyNet, NetOutput, Network, collate
 from saz.tools.train.positions import PositionBatch
 from saz.tools.train.selfplay import DEVICES
 
@@ -147,9 +154,15 @@ class Sampler(Protocol):
 class Learner:
     """A network, its optimiser and the count of steps taken (the learning-rate clock)."""
 
-    def __init__(self, net: PolicyValueNet, config: LearnerConfig) -> None:
+    def __init__(self, net: Network, config: LearnerConfig,
+                 game: type[Game] | None = None) -> None:
+        """`game`: whose graph a moves network reads (`graph.layout`); a lattice network reads
+        the lattice whatever its game."""
+        if isinstance(net, MovePolicyNet) and game is None:
+            raise ValueError("a moves network trains on its game's graph: pass the game")
         self.device = torch_device(config.device)
         self.net = net.to(self.device)
+        self.game = game
         self.config = config
         self.step = 0
         params = list(net.parameters())
@@ -202,8 +215,11 @@ class Learner:
             for p in self.net.parameters():
                 p.masked_fill_(p.abs() < SMALLEST_NORMAL, 0.0)
 
-    def forward(self, groups: Sequence[PositionBatch]) -> NetOutput:
-        """The network's output on positions grouped by board size, as one graph batch."""
+    def forward(self, groups: Sequence[PositionBatch]) -> NetOutput | list[MoveOutput]:
+        """The network's output on positions grouped by board size: one graph batch for a
+        lattice network, one `MoveOutput` per group for a moves network."""
+        if isinstance(self.net, MovePolicyNet):
+            return [self._forward_moves(self.net, group) for group in groups]
         xs: list[np.ndarray] = []
         layouts = []
         for group in groups:
@@ -212,12 +228,20 @@ class Learner:
         batch = collate(xs, layouts)
         return self.net(*(t.to(self.device) if isinstance(t, torch.Tensor) else t for t in batch))
 
-    def losses(self, groups: Sequence[PositionBatch], out: NetOutput | None = None) -> LossTerms:
+    def _forward_moves(self, net: MovePolicyNet, group: PositionBatch) -> MoveOutput:
+        lay = layout(group.width, group.height, self.game)
+        tables = [self._tensor(np.asarray(lay.table(name))) for name in net.TABLES]
+        return net.predict(self._tensor(group.features()), *tables)
+
+    def losses(self, groups: Sequence[PositionBatch],
+               out: NetOutput | list[MoveOutput] | None = None) -> LossTerms:
         """The mean losses of the network on the positions (module docstring), from `out` when
         the caller has already run `forward` on them; the auxiliary ones are 0 without their
         heads or without counted positions."""
         if out is None:
             out = self.forward(groups)
+        if isinstance(out, list):
+            return self._moves_losses(groups, out)
         policy = self._tensor(np.concatenate([g.policy.astype(np.float32).reshape(-1)
                                               for g in groups]))
         policy_loss = -(policy * out.log_policy).sum() / sum(len(g) for g in groups)
@@ -237,6 +261,22 @@ class Learner:
                 score_loss = torch.mean(error ** 2)
         return LossTerms(policy_loss, value_loss, ownership_loss, score_loss)
 
+    def _moves_losses(self, groups: Sequence[PositionBatch],
+                      outs: Sequence[MoveOutput]) -> LossTerms:
+        """A moves network's losses: the policy cross-entropy summed over each size's moves,
+        the win/draw/loss cross-entropy of the outcome (`WDL_CLASS`), both means over the
+        positions; it has no auxiliary heads."""
+        total = sum(len(g) for g in groups)
+        policy_loss = value_loss = outs[0].value.new_zeros(())
+        for group, out in zip(groups, outs, strict=True):
+            target = self._tensor(group.policy.astype(np.float32))
+            policy_loss = policy_loss - (target * out.log_policy).sum()
+            wdl = self._tensor(wdl_class(group.value))
+            value_loss = value_loss + torch.nn.functional.cross_entropy(
+                out.wdl_logit, wdl, reduction="sum")
+        zero = policy_loss.new_zeros(())
+        return LossTerms(policy_loss / total, value_loss / total, zero, zero)
+
     def _tensor(self, array: np.ndarray) -> torch.Tensor:
         return torch.from_numpy(array).to(self.device)
 
@@ -247,6 +287,12 @@ class Learner:
     def restore(self, state: Mapping[str, Any]) -> None:
         self.step = int(state["step"])
         self.optimizer.load_state_dict(state["optimizer"])
+
+
+def wdl_class(value: np.ndarray) -> np.ndarray:
+    """The win/draw/loss class (0, 1, 2: the `wdl` head's order) of outcomes -1/0/+1 from the
+    side to move's view."""
+    return (1 - value.astype(np.int64)).astype(np.int64)
 
 
 def torch_device(name: str) -> torch.device:

@@ -33,7 +33,7 @@ _Rows = tuple[MCTS, np.ndarray, "np.ndarray | None"]
 class TreeSearch:
     """One player's search in one game, kept between its moves so that the tree is reused."""
 
-    __slots__ = ("_decided", "mcts", "visits")
+    __slots__ = ("_decided", "mcts", "policy_size", "visits")
 
     def __init__(self, evaluator: PolicyValueEvaluator, options: SearchOptions,
                  visits: int) -> None:
@@ -42,10 +42,13 @@ class TreeSearch:
         self.mcts = MCTS(evaluator, options)
         self.visits = visits
         self._decided: SearchResult | None = None
+        #: The width of the network's policy rows for the game searched (`Game.policy_size`).
+        self.policy_size = 0
 
     def start(self, game: Game, *, explore: bool = True) -> None:
         """Begin searching `game` (the subtree of the previous search is reused when it fits);
         `explore=False`: without root noise (`MCTS.begin`)."""
+        self.policy_size = game.policy_size
         self._decided = self.mcts.begin(game, explore=explore)
 
     @property
@@ -85,6 +88,7 @@ class Lockstep:
         """One round for every unfinished search: gather, evaluate, absorb. Returns the number of
         positions the network evaluated."""
         groups: dict[tuple[int, int, int], list[_Rows]] = {}
+        widths: dict[tuple[int, int, int], int] = {}  # each group's policy width
         # A network no search uses any more (self-play loaded a newer one) takes its cache along.
         in_use = {id(search.mcts.evaluator) for search in searches}
         self._caches = {key: entry for key, entry in self._caches.items() if key in in_use}
@@ -97,23 +101,25 @@ class Lockstep:
                 key = (id(search.mcts.evaluator), lay.width, lay.height)
                 groups.setdefault(key, []).append(
                     (search.mcts, rows, search.mcts.focus_masks(rows, lay)))
+                widths[key] = search.policy_size
         evaluated = 0
-        for members in groups.values():
-            evaluated += self._evaluate(members)
+        for key, members in groups.items():
+            evaluated += self._evaluate(members, widths[key])
         return evaluated
 
-    def _evaluate(self, members: list[_Rows]) -> int:
+    def _evaluate(self, members: list[_Rows], policy_size: int) -> int:
         """Evaluate one (network, size) group, the leaves the cache knows left out, and hand
-        every search its rows' answers. Returns the rows the network evaluated."""
+        every search its rows' answers (`policy_size` wide). Returns the rows the network
+        evaluated."""
         cache = self._cache(members[0][0].evaluator)
         if cache is None:
-            for (mcts, _, _), outputs in zip(members, self._run(members)):
+            for (mcts, _, _), outputs in zip(members, self._run(members, policy_size)):
                 mcts.absorb(*outputs)
             return sum(len(leaves) for _, leaves, _ in members)
         lookups = [Lookup.of(cache, leaves) for _, leaves, _ in members]
         sent = [(mcts, leaves[lookup.missing], None if mask is None else mask[lookup.missing])
                 for (mcts, leaves, mask), lookup in zip(members, lookups)]
-        for (mcts, _, _), lookup, outputs in zip(members, lookups, self._run(sent)):
+        for (mcts, _, _), lookup, outputs in zip(members, lookups, self._run(sent, policy_size)):
             mcts.absorb(*lookup.merge(cache, *outputs))
         return sum(len(leaves) for _, leaves, _ in sent)
 
@@ -126,14 +132,15 @@ class Lockstep:
             entry = self._caches[id(evaluator)] = (evaluator, EvalCache(self.cache_bytes))
         return entry[1]
 
-    def _run(self, members: list[_Rows]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Each member's log-policies `[rows, nodes]` and values from calls of at most
+    def _run(self, members: list[_Rows],
+             policy_size: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each member's log-policies `[rows, policy_size]` and values from calls of at most
         `max_batch` rows (a search's leaves never straddle two calls; a member without rows
         gets empty arrays)."""
         evaluator = members[0][0].evaluator
         lay = members[0][0].layout
         features = members[0][1].shape[2]
-        outputs = [(np.empty((0, lay.num_nodes), np.float32), np.empty(0, np.float32))
+        outputs = [(np.empty((0, policy_size), np.float32), np.empty(0, np.float32))
                    for _ in members]
         order = [i for i, (_, leaves, _) in enumerate(members) if len(leaves)]
         if any(m is not None for _, _, m in members):

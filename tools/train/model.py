@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import torch
@@ -40,7 +40,8 @@ from torch import Tensor, nn
 from torch_geometric.nn import GINConv
 from torch_geometric.utils import scatter
 
-from saz.engine.graph import GraphLayout
+from saz.engine.games.base import Game
+from saz.engine.graph import GraphLayout, layout
 from saz.engine.model_card import MASKED_LOG_PROB
 
 #: The network families (`NetConfig.kind`).
@@ -266,6 +267,9 @@ class PolicyValueNetExport(_Network):
     heads.
     """
 
+    #: The graph tables `forward` takes after `x`, in order (the ONNX inputs between x and mask).
+    TABLES: ClassVar[tuple[str, ...]] = ("nbr", "hub")
+
     def __init__(self, config: NetConfig) -> None:
         super().__init__(config, [_GINWeights(_gin_mlp(i, o)) for i, o in self._mlp_widths(config)])
 
@@ -348,6 +352,9 @@ class MovePolicyNet(nn.Module):
     extra node always is) removes squares as in `PolicyValueNet`: a dropped square sends
     nothing, every move from or to it is `MASKED_LOG_PROB`, and it is left out of the mean.
     """
+
+    #: The graph tables `forward` takes after `x`, in order (the ONNX inputs between x and mask).
+    TABLES: ClassVar[tuple[str, ...]] = ("nbr", "hub", "promo")
 
     def __init__(self, config: NetConfig) -> None:
         super().__init__()
@@ -442,6 +449,51 @@ def build_net(config: NetConfig) -> Network:
     return MovePolicyNet(config) if config.kind == "moves" else PolicyValueNet(config)
 
 
+#: What the exporter writes and the torch runtime runs: the scatter-free form of either family.
+ExportForm = PolicyValueNetExport | MovePolicyNet
+
+
+def export_form(net: Network) -> ExportForm:
+    """The scatter-free computation of `net` in eval mode: the lattice network's twin, a moves
+    network itself (one form serves both)."""
+    if isinstance(net, MovePolicyNet):
+        twin = MovePolicyNet(net.config)
+        twin.load_state_dict(net.state_dict(), strict=True)
+        return twin.eval()
+    return PolicyValueNetExport.from_net(net)
+
+
+#: The graph table only a policy over moves reads: a game whose graph has it gets a
+#: `MovePolicyNet`.
+MOVES_TABLE = "promo"
+
+
+def net_config_for(game: type[Game], **network: Any) -> NetConfig:
+    """The NetConfig of `game`'s network with the `[network]` keywords (hidden, layers, ...):
+    the game's graph (`Game.graph_tables`) decides the family and its relations, never a
+    config file."""
+    if "kind" in network or "relations" in network:
+        raise ValueError("the network's kind and relations come from the game's graph")
+    size = game.info.default_size
+    lay = layout(size, size, game)
+    if MOVES_TABLE not in lay.tables:
+        return NetConfig(num_features=game.num_features(), **network)
+    return NetConfig(num_features=game.num_features(), kind="moves",
+                     relations=relations_of(lay.nbr, lay.num_points), **network)
+
+
+def relations_of(nbr: np.ndarray, num_points: int) -> int:
+    """R of a relation-typed table `nbr [P, R*D]`: the extra node (index `num_points`) is slot 0
+    of the last relation (docs/ARCHITECTURE.md), the one column it fills, so that column is
+    `(R-1)*D`. ValueError for a table that is not laid out so."""
+    columns = np.flatnonzero((nbr == num_points).all(axis=0))
+    total = nbr.shape[1]
+    if len(columns) != 1 or total % (total - int(columns[0])):
+        raise ValueError(f"a neighbour table of {total} columns whose extra node fills columns "
+                         f"{columns.tolist()} is not R relations of D slots")
+    return total // (total - int(columns[0]))
+
+
 def deepen(trained: Mapping[str, Tensor], trained_config: NetConfig,
            fresh: Mapping[str, Tensor], config: NetConfig) -> dict[str, Tensor]:
     """A trained network's weights in a deeper one that computes exactly the same function.
@@ -453,7 +505,9 @@ def deepen(trained: Mapping[str, Tensor], trained_config: NetConfig,
     after the last, keep their fresh weights, and the columns of `fc1` that read them (the
     jumping-knowledge concatenation is layer after layer) start at zero. So the new layers change
     nothing until training moves those columns, and then they widen what every point sees by a
-    step each. ValueError when `config` is not `trained_config` with more layers.
+    step each. A moves network (`MovePolicyNet`, no jumping knowledge) starts its new layers'
+    layer norms at zero instead, which makes each an identity. ValueError when `config` is not
+    `trained_config` with more layers.
     """
     if replace(config, layers=trained_config.layers) != trained_config:
         raise ValueError(f"only the number of layers may change, not {trained_config} "
@@ -465,6 +519,13 @@ def deepen(trained: Mapping[str, Tensor], trained_config: NetConfig,
     for name, tensor in trained.items():
         if name != "fc1.weight":
             state[name] = tensor.clone()
+    if config.kind == "moves":
+        # A moves layer adds ReLU(LN(...)) to its input: with the norm's gain and bias at zero
+        # it adds nothing, and the gain's gradient is not zero, so it comes alive.
+        for k in range(trained_config.layers, config.layers):
+            state[f"norms.{k}.weight"].zero_()
+            state[f"norms.{k}.bias"].zero_()
+        return state
     old_width = trained["fc1.weight"].shape[1]
     fc1 = torch.zeros_like(state["fc1.weight"])
     fc1[:, :old_width] = trained["fc1.weight"]
@@ -474,6 +535,8 @@ def deepen(trained: Mapping[str, Tensor], trained_config: NetConfig,
 
 #: The one weight that reads the input planes: the first linear layer of the first GIN layer.
 INPUT_WEIGHT = "convs.0.nn.0.weight"
+#: The same in a moves network: its input embedding.
+MOVES_INPUT_WEIGHT = "embed.weight"
 
 
 def widen_inputs(trained: Mapping[str, Tensor], trained_config: NetConfig,
@@ -482,22 +545,25 @@ def widen_inputs(trained: Mapping[str, Tensor], trained_config: NetConfig,
     function: the game appended planes to its features (`Game.feature_prefixes`), so the first
     `trained_config.num_features` planes mean what they meant and the new ones come after.
 
-    Only the first GIN layer reads the input; its weight gains zero columns for the new planes,
-    which therefore change nothing until training moves them. Returns the weights and the
-    widened config. ValueError when the network would lose planes, or when its first layer is
-    residual (a network whose input width equals its hidden width adds the input itself).
+    Only the first GIN layer (a moves network: its embedding) reads the input; its weight gains
+    zero columns for the new planes, which therefore change nothing until training moves them.
+    Returns the weights and the widened config. ValueError when the network would lose planes,
+    or when its first layer is residual (a network whose input width equals its hidden width
+    adds the input itself).
     """
     old = trained_config.num_features
     if num_features <= old:
         raise ValueError(f"a network's input only widens: {old} planes cannot become "
                          f"{num_features}")
     first_in, first_out = _Network._mlp_widths(trained_config)[0]
-    if first_in == first_out:  # the rule that makes a layer residual (`_Network._residual`)
+    moves = trained_config.kind == "moves"
+    if first_in == first_out and not moves:  # what makes a layer residual (`_Network._residual`)
         raise ValueError(f"the first layer adds its {old} input planes to its output "
                          "(residual): new planes cannot come in silently")
     state = {name: tensor.clone() for name, tensor in trained.items()}
-    weight = trained[INPUT_WEIGHT]
-    state[INPUT_WEIGHT] = torch.cat([weight, weight.new_zeros(weight.shape[0],
+    name = MOVES_INPUT_WEIGHT if moves else INPUT_WEIGHT
+    weight = trained[name]
+    state[name] = torch.cat([weight, weight.new_zeros(weight.shape[0],
                                                               num_features - old)], dim=1)
     return state, replace(trained_config, num_features=num_features)
 

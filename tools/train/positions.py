@@ -1,7 +1,9 @@
 """Training positions in compact form.
 
 A self-play position is the network's input `[N, F]` (N nodes: the points, then the extra node),
-its policy target `[N]` (the search's visit distribution, pass included) and its value target.
+its policy target `[policy_size]` (the search's visit distribution at the moves' policy indices,
+`Game.policy_indices`: one per node, pass included, in the lattice games; P*P + 9W in chess) and
+its value target.
 As float32 a 9x9 position takes 1.6 KB (Gomoku, four features) to 3.6 KB (Go, ten); packed, 0.22
 and 0.31 KB:
 
@@ -42,7 +44,8 @@ class PositionBatch:
     bits: np.ndarray
     #: The extra node's features `[T, F]` float32.
     extra: np.ndarray
-    #: Policy targets over all nodes `[T, N]` float16.
+    #: Policy targets `[T, policy_size]` float16 (the game's `policy_size`: N in the lattice
+    #: games).
     policy: np.ndarray
     #: Outcome from the side to move's view `[T]` int8 (-1, 0, +1).
     value: np.ndarray
@@ -68,11 +71,12 @@ class PositionBatch:
     def pack(cls, width: int, height: int, x: np.ndarray, policy: np.ndarray,
              value: np.ndarray, ownership: np.ndarray | None = None,
              score: np.ndarray | None = None) -> PositionBatch:
-        """Pack `x [T, N, F]` float32, `policy [T, N]`, `value [T]` and, for a counted game,
-        `ownership [T, num_points]` and `score [T]`; PackError when a point feature is neither 0
-        nor 1."""
+        """Pack `x [T, N, F]` float32, `policy [T, policy_size]`, `value [T]` and, for a counted
+        game, `ownership [T, num_points]` and `score [T]`; PackError when a point feature is
+        neither 0 nor 1."""
         t, n, f = x.shape
-        if n != width * height + 1 or policy.shape != (t, n) or value.shape != (t,):
+        if (n != width * height + 1 or policy.ndim != 2 or policy.shape[0] != t
+                or value.shape != (t,)):
             raise ValueError(f"shapes {x.shape}, {policy.shape}, {value.shape} do not fit "
                              f"{width}x{height}")
         points = x[:, :-1]

@@ -74,7 +74,7 @@ from saz.tools.train.config import CONFIGS_DIR, PREVIOUS, ConfigError, TrainConf
 from saz.tools.train.export import BackgroundExport, ExportError, export_checkpoint
 from saz.tools.train.learner import Learner, Losses
 from saz.tools.train.metrics import MetricsLog, columns_for, eval_column, plies_column, plot
-from saz.tools.train.model import NetConfig, PolicyValueNet, deepen, widen_inputs
+from saz.tools.train.model import NetConfig, build_net, deepen, net_config_for, widen_inputs
 from saz.tools.train.positions import PositionBatch
 from saz.tools.train.replay_buffer import ReplayBuffer
 from saz.tools.train.selfplay import (
@@ -148,10 +148,9 @@ class Trainer:
         #: The command of every session of the run, the one that started it first.
         self.commands = [command]
         torch.manual_seed(config.seed)  # the initial weights (a resumed run loads its own)
-        self.net = PolicyValueNet(NetConfig(num_features=self.game_cls.num_features(),
-                                            **config.network))
+        self.net = build_net(net_config_for(self.game_cls, **config.network))
         try:
-            self.learner = Learner(self.net, config.learner)
+            self.learner = Learner(self.net, config.learner, self.game_cls)
         except ValueError as exc:  # a device this machine does not have
             raise RunError(str(exc)) from None
         self.buffer = ReplayBuffer(run.replay, config.replay.window,

@@ -10,9 +10,11 @@ The recipe is AlphaZero's:
 * Dirichlet noise on the root priors (alpha scaled by the number of legal moves, so comparable
   across sizes); moves sampled in proportion to visits for the first plies (a fraction of the
   board's points), the most visited move afterwards;
-* each position yields its features, the visit distribution (the policy target, pass included)
-  and the game's outcome from the side to move's view, and, when the game ends counted (Go, Othello;
-  not resigned), the final owner of every point and the final margin from that side's view;
+* each position yields its features, the visit distribution (the policy target, pass included,
+  laid out at the moves' policy indices: `Game.policy_indices`, chess's from-to pairs in the side
+  to move's frame) and the game's outcome from the side to move's view, and, when the game
+  ends counted (Go, Othello; not resigned), the final owner of every point and the final margin
+  from that side's view;
 * resignation when the side to move's root value stays below a threshold for a few of its moves.
   A fraction of games never resigns: they record whether each side *would* have resigned and
   whether it then really lost. `Resignation` keeps the false-positive rate of the threshold below
@@ -300,7 +302,8 @@ class SelfPlayGame:
         n = g.num_nodes
         x = np.stack(self._features) if self._features else \
             np.empty((0, n, g.num_features()), np.float32)
-        policy = np.stack(self._policies) if self._policies else np.empty((0, n), np.float32)
+        policy = np.stack(self._policies) if self._policies else \
+            np.empty((0, g.policy_size), np.float32)
         # The auxiliary targets come from the final position as counted; a resigned game was
         # never counted, and its board says nothing about who would have owned what.
         owners = None if self.resigned else g.ownership()

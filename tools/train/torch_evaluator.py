@@ -6,7 +6,8 @@ have torch with CUDA but only the CPU package of onnxruntime, and nothing can be
 so their self-play ran on the CPU cores while the GPU sat idle between learner steps.
 `selfplay.runtime = "torch"` runs the same network in each worker with torch instead: the export
 twin (`PolicyValueNetExport`, the computation the ONNX file holds) on the weights the trainer
-writes beside each generation's ONNX file (`weights_path`). Only the trainer uses it; the engine
+writes beside each generation's ONNX file (`weights_path`); a moves network (chess) is its own
+export form and reads its graph's `promo` table too. Only the trainer uses it; the engine
 never imports torch. On a lent H200, 15 workers with it made 24 times the 2-core development
 machine's games.
 """
@@ -19,7 +20,7 @@ import torch
 
 from saz.engine.graph import GraphLayout
 from saz.tools.train.checkpoint import load_checkpoint
-from saz.tools.train.model import PolicyValueNetExport
+from saz.tools.train.model import export_form
 
 
 def weights_path(model_path: str | Path) -> Path:
@@ -44,23 +45,24 @@ class TorchEvaluator:
         checkpoint = load_checkpoint(weights_path(model_path))
         self.game_name = checkpoint.game
         self.num_features = checkpoint.config.num_features
-        self._net = PolicyValueNetExport.from_net(checkpoint.build_net()).to(self.device)
-        # Per board size: the neighbour table and hub row on the device, and an all-kept mask.
-        self._layouts: dict[tuple[int, int], tuple[torch.Tensor, torch.Tensor]] = {}
+        self._net = export_form(checkpoint.build_net()).to(self.device)
+        # Per board size: the graph tables the network reads (the neighbour table, the hub row,
+        # a moves network's promo table) on the device, and an all-kept mask.
+        self._layouts: dict[tuple[int, int], tuple[torch.Tensor, ...]] = {}
         self._all_kept: dict[tuple[int, int], torch.Tensor] = {}
 
     def run(self, x: np.ndarray, layout: GraphLayout,
             mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """`(log_policy [B, num_nodes], value [B])` for a batch of one board size, as
-        `Evaluator.run` returns them."""
+        """`(log_policy [B, policy_size], value [B])` for a batch of one board size, as
+        `Evaluator.run` returns them (`layout`: the game's, `graph.layout_of`)."""
         if x.ndim != 3 or x.shape[1] != layout.num_nodes or x.shape[2] != self.num_features:
             raise ValueError(f"x of shape {x.shape} does not fit [B, {layout.num_nodes}, "
                              f"{self.num_features}] ({layout.width}x{layout.height})")
         key = (layout.width, layout.height)
         tables = self._layouts.get(key)
         if tables is None:
-            tables = self._layouts[key] = (torch.tensor(layout.nbr, device=self.device),
-                                           torch.tensor(layout.hub, device=self.device))
+            tables = self._layouts[key] = tuple(
+                torch.tensor(layout.table(name), device=self.device) for name in self._net.TABLES)
         batch = x.shape[0]
         with torch.inference_mode():
             if mask is None:
