@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TextIO
 
 from saz.engine.engine import Engine
-from saz.engine.games import GAME_NAMES, GAMES, GameError, game_class
+from saz.engine.games import POINT_GAMES, GameError, game_class
 from saz.engine.search.options import add_search_arguments
 from saz.protocol.engine_options import add_engine_arguments, engine_config
 from saz.protocol.gtp_commands import Command, GtpEngine, GtpError, Streamed
@@ -209,12 +209,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="saz gtp",
         description="Play Go, Othello or Gomoku over GTP v2 (GUIs: Sabaki, GoGui, Lizzie, "
                     "Quarry; tournaments: gogui-twogtp).")
-    parser.add_argument("--game", choices=GAME_NAMES, default="go",
+    parser.add_argument("--game", choices=tuple(POINT_GAMES), default="go",
                         help="the game to start with (set_game changes it)")
     add_engine_arguments(parser, time_per_move=True)
     parser.add_argument("--size", type=int, metavar="N",
                         help="the starting board size (default: " + ", ".join(
-                            f"{name} {cls.info.default_size}" for name, cls in GAMES.items()) + ")")
+                            f"{name} {cls.info.default_size}"
+                            for name, cls in POINT_GAMES.items()) + ")")
     parser.add_argument("--rule", choices=("freestyle", "exact-five", "renju"),
                         help="Gomoku's rule (default freestyle); renju forbids Black double "
                              "threes, double fours and overlines")

@@ -36,8 +36,7 @@ import numpy as np
 
 from saz.engine.engine import Engine
 from saz.engine.games import (
-    GAME_NAMES,
-    GAMES,
+    POINT_GAMES,
     Game,
     GameError,
     UnsupportedSizeError,
@@ -334,12 +333,12 @@ class GtpEngine:
         return ""
 
     def list_games(self, args: tuple[str, ...]) -> str:
-        return "\n".join(cls.info.title for cls in GAMES.values())
+        return "\n".join(cls.info.title for cls in POINT_GAMES.values())
 
     def set_game(self, args: tuple[str, ...]) -> str:
         check_arguments(args, 1, "set_game GAME")
         name = args[0].lower()
-        if name not in GAME_NAMES:
+        if name not in POINT_GAMES:
             raise GtpError("unsupported game")
         self.engine.set_game(name)
         return ""

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from saz.engine.games import GAMES, Game
+from saz.engine.games import POINT_GAMES, Game
 from saz.engine.games.base import BLACK, WHITE
 
 #: The games the engine plays by their SGF game type (`GameInfo.sgf_game_type`).
-_GAME_TYPES: dict[int, type[Game]] = {cls.info.sgf_game_type: cls for cls in GAMES.values()}
+_GAME_TYPES: dict[int, type[Game]] = {
+    cls.info.sgf_game_type: cls for cls in POINT_GAMES.values()}
 _COLORS = {"B": BLACK, "W": WHITE}
 
 

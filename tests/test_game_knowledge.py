@@ -177,7 +177,7 @@ def test_each_capability_belongs_to_its_game() -> None:
     capable = {name: {cap.__name__ for cap in (Solvable, ThreatSearching, AreaScored)
                       if issubclass(cls, cap)} for name, cls in GAMES.items()}
     assert capable == {"go": {"AreaScored"}, "gomoku": {"ThreatSearching"},
-                       "othello": {"Solvable"}}
+                       "othello": {"Solvable"}, "chess": set()}
     assert new_game("go", 9, komi=6.5).komi == 6.5
 
 

@@ -28,6 +28,9 @@ from saz.engine.games.othello import Othello
 GAMES: MappingProxyType[str, type[Game]] = MappingProxyType(
     {cls.name: cls for cls in (Go, Gomoku, Othello, Chess)})
 GAME_NAMES = tuple(GAMES)
+#: The games whose moves are points (`GameInfo.point_moves`): those GTP and SGF serve.
+POINT_GAMES: MappingProxyType[str, type[Game]] = MappingProxyType(
+    {name: cls for name, cls in GAMES.items() if cls.info.point_moves})
 
 
 def game_class(name: str) -> type[Game]:
@@ -50,6 +53,7 @@ __all__ = [
     "EMPTY",
     "GAMES",
     "GAME_NAMES",
+    "POINT_GAMES",
     "WHITE",
     "Game",
     "GameError",

@@ -107,6 +107,9 @@ class GameInfo:
     #: rules-engine commands that would impose its own (`gogui-rules_board_size`,
     #: `gogui-rules_setup`).
     controllers_know_rules: bool = False
+    #: Whether the game's moves are points (a stone or disc placed, or the pass): what GTP and
+    #: SGF speak. Not chess, whose moves join two squares: it has UCI and FEN instead.
+    point_moves: bool = True
     #: Whether a stone of either colour may be set up by playing it on any empty point (GoGui's
     #: `gogui-rules_setup`): not in Othello, where every disc must turn others over.
     setup_by_play: bool = True

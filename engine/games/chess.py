@@ -119,7 +119,7 @@ class Chess(Game):
     name: ClassVar[str] = "chess"
     info: ClassVar[GameInfo] = GameInfo("Chess", sgf_game_type=3, default_size=8,
                                         engine_protocol="uci", rule_options=("variant",),
-                                        setup_by_play=False)
+                                        point_moves=False, setup_by_play=False)
     feature_names: ClassVar[tuple[str, ...]] = (
         "own_pawn", "own_knight", "own_bishop", "own_rook", "own_queen", "own_king",
         "opp_pawn", "opp_knight", "opp_bishop", "opp_rook", "opp_queen", "opp_king",
