@@ -153,3 +153,63 @@ def test_a_model_that_fails_to_load_costs_no_clock_time(tmp_path: Path) -> None:
     with pytest.raises(ModelError):
         engine.genmove()
     assert engine.clock.state.main_left == 60.0
+
+
+# -- chess: moves of two squares, no pass, a win/draw/loss head -----------------------------------
+@pytest.fixture
+def chess_engine(tmp_path: Path) -> Engine:
+    """An engine on a fake chess network (tests/fakes/fake_network.py): uniform policy, value
+    0.25, wdl 0.5 0.3 0.2."""
+    pytest.importorskip("onnx")
+    import numpy as np
+    from fakes.fake_network import write_network
+
+    from saz.engine.games import game_class, new_game
+
+    size = new_game("chess", 8).policy_size
+    path = write_network(tmp_path / "chess.onnx", game_class("chess"), 8, 8,
+                         np.full(size, -np.log(size), np.float32))
+    return Engine(EngineConfig(game="chess", model=path, visits=30,
+                               search=SearchOptions(batch_size=8)))
+
+
+def test_a_chess_engine_starts_on_its_default_board_and_plays_legal_moves(
+        chess_engine: Engine) -> None:
+    assert (chess_engine.game.name, chess_engine.game.width) == ("chess", 8)
+    for _ in range(4):  # both colours, twice
+        before = chess_engine.game.copy()
+        result = chess_engine.genmove()
+        assert before.is_legal(result.best_move)
+        assert chess_engine.game.moves[-1] == result.best_move
+    assert len(chess_engine.game.moves) == 4
+
+
+def test_the_wdl_of_a_search_keeps_its_value_and_the_networks_draw_rate(
+        chess_engine: Engine) -> None:
+    root = chess_engine.game.copy()
+    result = chess_engine.think()
+    wdl = chess_engine.wdl(root, result.value)
+    assert wdl is not None and sum(wdl) == pytest.approx(1.0)
+    assert wdl[0] - wdl[2] == pytest.approx(result.value, abs=1e-6)
+    assert wdl[1] == pytest.approx(0.3, abs=1e-6)
+    assert chess_engine.wdl(root, 1.0, proven=True) == (1.0, 0.0, 0.0)
+    assert chess_engine.wdl(root, 0.0, proven=True) == (0.0, 1.0, 0.0)
+
+
+def test_no_wdl_without_the_head_or_the_network(go_engine: Engine) -> None:
+    go_engine.new_game(9)
+    assert go_engine.wdl(go_engine.game, 0.1) is None
+    player = Engine(EngineConfig(game="chess", player="random"))
+    assert player.wdl(player.game, 0.1) is None
+    result = player.genmove()
+    assert player.game.moves == [result.best_move]
+    assert result.visit_distribution().shape == (player.game.policy_size,)
+
+
+def test_a_wdl_split_leaves_the_draw_only_the_room_the_value_leaves() -> None:
+    from saz.engine.search.wdl import split
+
+    assert split(0.2, 0.4) == pytest.approx((0.4, 0.4, 0.2))
+    assert split(0.9, 0.4) == pytest.approx((0.9, 0.1, 0.0))  # the draw capped at 1 - |v|
+    assert split(-1.0, 0.5) == pytest.approx((0.0, 0.0, 1.0))
+    assert split(-0.3, 0.9, proven=True) == (0.0, 0.0, 1.0)

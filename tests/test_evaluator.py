@@ -223,7 +223,7 @@ def test_model_of_another_game(go_model: TinyModel) -> None:
     ({"feature_names": ["own", "opponent", "empty", "extra"]}, "trained on the features"),
     ({"opset": 17}, "ONNX opset 17; this engine runs opset 18"),
     ({"inputs": ["x", "edge_index", "batch"]}, "its card states inputs"),
-    ({"game": "chess"}, "unknown game 'chess'"),
+    ({"game": "shogi"}, "unknown game 'shogi'"),
 ])
 def test_card_that_does_not_fit_the_engine(copied: Path, changes: dict, message: str) -> None:
     edit_card(copied, **changes)
@@ -272,8 +272,8 @@ def test_default_model_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(evaluator_module, "MODELS_DIR", tmp_path)
     with pytest.raises(ModelError, match=r"no shipped gomoku model: .*gomoku\.onnx does not exist"):
         default_model_path("gomoku")
-    with pytest.raises(ModelError, match="unknown game 'chess'"):
-        default_model_path("chess")
+    with pytest.raises(ModelError, match="unknown game 'shogi'"):
+        default_model_path("shogi")
     (tmp_path / "gomoku.onnx").write_bytes(b"")
     assert default_model_path("gomoku") == tmp_path / "gomoku.onnx"
 
@@ -370,3 +370,102 @@ def _answers_as_onnxruntime_on_the_first_planes(evaluator: Evaluator, model: Pat
     got = evaluator.run(x, lay)
     np.testing.assert_allclose(got[0], expected[0], atol=1e-6)
     np.testing.assert_allclose(got[1], expected[1], atol=1e-6)
+
+
+# -- chess: a policy over moves, its own graph, a win/draw/loss head -------------------------------
+@pytest.fixture
+def chess_net(tmp_path: Path) -> Callable[..., Path]:
+    """`chess_net(policy=None, **kw)`: a fake 8x8 chess network (tests/fakes/fake_network.py)
+    whose log-policy is `policy` (default: rising with the index, so every entry differs)."""
+    pytest.importorskip("onnx")
+    from fakes.fake_network import log_softmax, write_network
+
+    from saz.engine.games import game_class
+
+    chess = game_class("chess")
+    size = new_game("chess", 8).policy_size
+
+    def make(policy: np.ndarray | None = None, **kwargs: object) -> Path:
+        row = log_softmax(np.arange(size) / 500.0) if policy is None else policy
+        return write_network(tmp_path / "chess.onnx", chess, 8, 8, row, **kwargs)
+    return make
+
+
+def test_a_chess_network_is_fed_its_tables_and_priors_are_read_at_policy_indices(
+        chess_net: Callable[..., Path]) -> None:
+    evaluator = Evaluator(chess_net(), device="cpu", game="chess")
+    assert evaluator.card.inputs == ("x", "nbr", "hub", "promo", "mask")
+    white = new_game("chess", 8)
+    black = new_game("chess", 8)
+    black.play(black.parse_uci("e2e4"))
+    priors, values = evaluator.evaluate([white, black])
+    row = np.arange(white.policy_size) / 500.0
+    for game, p in zip((white, black), priors, strict=True):
+        index = game.policy_indices(game.legal_moves())
+        want = np.exp(row[index] - row[index].max())
+        np.testing.assert_allclose(p, want / want.sum(), rtol=1e-5)
+    # Black's moves are read in Black's frame: its e7e5 where White's e2e4 is.
+    e5 = black.parse_uci("e7e5")
+    e4 = white.parse_uci("e2e4")
+    assert black.policy_indices(np.array([e5]))[0] == white.policy_indices(np.array([e4]))[0]
+    np.testing.assert_allclose(values, [0.25, 0.25])
+
+
+def test_a_wdl_head_reaches_callers_and_the_other_calls_stay_as_they_were(
+        chess_net: Callable[..., Path], go_evaluator: Evaluator) -> None:
+    from saz.engine.graph import layout_of
+
+    evaluator = Evaluator(chess_net(), device="cpu")
+    game = new_game("chess", 8)
+    x = encode([game, game, game])
+    heads = evaluator.run_heads(x, layout_of(game))
+    assert evaluator.has_wdl and heads.wdl is not None and heads.wdl.shape == (3, 3)
+    np.testing.assert_allclose(heads.wdl[0], [0.5, 0.3, 0.2])
+    assert heads.ownership is None and heads.score is None
+    assert heads.log_policy.shape == (3, game.policy_size)
+    log_policy, _ = evaluator.run(x, layout_of(game))
+    np.testing.assert_array_equal(log_policy, heads.log_policy)
+    assert len(evaluator.run_aux(x, layout_of(game))) == 4
+    assert not go_evaluator.has_wdl
+    go = encode([new_game("go", 9)])
+    assert go_evaluator.run_heads(go, layout(9, 9)).wdl is None
+
+
+def test_a_chess_network_without_its_tables_or_of_the_wrong_width_is_refused(
+        chess_net: Callable[..., Path]) -> None:
+    with pytest.raises(ModelError, match=r"its card states inputs \['x', 'nbr', 'hub', 'mask'\].*"
+                                         r"needs \['x', 'nbr', 'hub', 'promo', 'mask'\]"):
+        Evaluator(chess_net(inputs=("x", "nbr", "hub", "mask")), device="cpu")
+    nodes_wide = Evaluator(chess_net(np.full(65, -np.log(65), np.float32)), device="cpu")
+    with pytest.raises(ModelError, match=r"log_policy has shape \[1, 65\], the contract's is "
+                                         r"\[1, 4168\]"):
+        nodes_wide.evaluate([new_game("chess", 8)])
+    evaluator = Evaluator(chess_net(), device="cpu")
+    with pytest.raises(ValueError, match="reads the graph table 'promo'"):
+        evaluator.run(encode([new_game("chess", 8)]), layout(8, 8))  # the lattice's layout
+
+
+def test_the_contract_names_a_games_tables_and_the_optional_heads() -> None:
+    from saz.engine.evaluator import game_inputs
+    from saz.engine.games import game_class
+    from saz.engine.model_card import (
+        INPUT_NAMES,
+        VALID_OUTPUTS,
+        check_outputs,
+        input_names,
+        output_names,
+    )
+
+    assert input_names() == INPUT_NAMES == game_inputs(game_class("go"))
+    assert game_inputs(game_class("chess")) == ("x", "nbr", "hub", "promo", "mask")
+    assert output_names(ownership=False, score=False, wdl=True) == ("log_policy", "value", "wdl")
+    assert output_names(ownership=True, score=True) == ("log_policy", "value", "ownership",
+                                                         "score")
+    assert len(VALID_OUTPUTS) == 8
+    check_outputs({"log_policy": np.zeros((2, 7)), "value": np.zeros(2),
+                   "wdl": np.zeros((2, 3))}, 2, 5)
+    with pytest.raises(ValueError, match=r"wdl has shape \[2, 2\]"):
+        check_outputs({"wdl": np.zeros((2, 2))}, 2, 5)
+    with pytest.raises(ValueError, match=r"log_policy has shape \[2, 7\], the contract's is "
+                                         r"\[2, 9\]"):
+        check_outputs({"log_policy": np.zeros((2, 7))}, 2, 5, policy_size=9)

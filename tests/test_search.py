@@ -31,8 +31,10 @@ class FakeNet:
     """A deterministic stand-in network: pseudo-random priors and values from the input, and a
     record of every call (batch sizes, masks)."""
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, policy_size: int | None = None) -> None:
         self.seed = seed
+        #: The width of the policy rows (None: one per node, the lattice games').
+        self.policy_size = policy_size
         self.calls: list[tuple[int, np.ndarray | None]] = []
         self.layouts: list[GraphLayout] = []
 
@@ -43,7 +45,7 @@ class FakeNet:
         b, n = x.shape[0], x.shape[1]
         key = (x.reshape(b, -1) * np.arange(1, x[0].size + 1)).sum(axis=1)
         rng = np.random.default_rng([self.seed, int(abs(key.sum()) * 1000) % 2**31])
-        logits = rng.normal(size=(b, n)).astype(np.float32)
+        logits = rng.normal(size=(b, self.policy_size or n)).astype(np.float32)
         if mask is not None:
             logits = np.where(mask, logits, -1e9)
         log_policy = logits - np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(
@@ -604,3 +606,112 @@ def test_an_analysis_of_a_proven_position_keeps_reporting_until_stopped() -> Non
     search.search(game, SearchLimits(), on_progress=report, progress_interval=0.01, stop=stop)
     assert search._tree.root_proven
     assert len(snapshots) >= 5 and snapshots[-1].root_visits == snapshots[-2].root_visits
+
+
+# -- chess: moves join two squares, the policy is over moves, there is no pass --------------------
+def chess(fen: str | None = None, size: int = 8) -> Game:
+    from saz.engine.games.chess import Chess
+
+    return Chess.from_fen(fen) if fen is not None else Chess(size)
+
+
+class PeakedNet(FakeNet):
+    """A fake network of a game's policy width that puts almost all its mass on one policy
+    index, whatever the position."""
+
+    def __init__(self, policy_size: int, peak: int) -> None:
+        super().__init__(policy_size=policy_size)
+        self.peak = peak
+
+    def run(self, x, layout, mask=None):
+        _, values = super().run(x, layout, mask)
+        log_policy = np.full((len(x), self.policy_size), -20.0, np.float32)
+        log_policy[:, self.peak] = 0.0
+        return log_policy, values
+
+
+@pytest.mark.parametrize("size", [5, 6, 8])
+def test_chess_search_sizes_the_policy_by_moves_and_the_target_by_policy_index(size: int) -> None:
+    game = chess(size=size)
+    search = MCTS(FakeNet(policy_size=game.policy_size), SearchOptions(batch_size=8, seed=0))
+    for _ in range(2):  # White, then Black (whose moves are indexed in its flipped frame)
+        result = search.search(game, SearchLimits(visits=120))
+        check_tree(search)
+        assert game.is_legal(result.best_move)
+        assert sum(m.visits for m in result.moves) == result.root_visits - 1
+        dist = result.visit_distribution()
+        assert dist.shape == (game.policy_size,) and dist.sum() == pytest.approx(1.0)
+        moves = np.array([m.move for m in result.moves])
+        index = game.policy_indices(moves)
+        np.testing.assert_allclose(dist[index], [m.visits / (result.root_visits - 1)
+                                                 for m in result.moves], rtol=1e-6)
+        assert np.count_nonzero(dist) == len(moves)
+        game.play(result.best_move)
+
+
+def test_chess_priors_are_read_at_each_moves_policy_index_in_the_side_to_moves_frame() -> None:
+    white = chess()
+    e4 = white.parse_uci("e2e4")
+    peak = int(white.policy_indices(np.array([e4]))[0])
+    search = MCTS(PeakedNet(white.policy_size, peak), SearchOptions(seed=0))
+    result = search.search(white, SearchLimits(visits=30))
+    assert result.best_move == e4
+    black = chess()
+    black.play(black.parse_uci("g1f3"))
+    # The same index, for Black, is its mirror move e7e5.
+    result = search.search(black, SearchLimits(visits=30))
+    assert black.uci(result.best_move) == "e7e5"
+    moves, priors = search._tree.root_edges()
+    assert moves[int(np.argmax(priors))] == black.parse_uci("e7e5")
+
+
+def test_chess_lockstep_gathers_rows_and_absorbs_rows_of_the_policys_width() -> None:
+    games = [chess(size=5), chess(size=5)]
+    games[1].play(int(games[1].legal_moves()[0]))
+    net = FakeNet(policy_size=games[0].policy_size)
+    searches = [MCTS(net, SearchOptions(seed=i)) for i in range(2)]
+    for search, game in zip(searches, games, strict=True):
+        assert search.begin(game) is None
+        assert not search.layout.lattice and "promo" in search.layout.tables
+    for _ in range(10):
+        for search in searches:
+            x = search.gather(4)
+            if len(x):
+                log_policy, values = net.run(x, search.layout)
+                search.absorb(log_policy, values)
+    for search, game in zip(searches, games, strict=True):
+        result = search.result()
+        assert result.root_visits > 10 and game.is_legal(result.best_move)
+        assert result.visit_distribution().shape == (game.policy_size,)
+        check_tree(search)
+
+
+def test_a_chess_mate_in_one_is_played_whatever_the_network_says() -> None:
+    game = chess("rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2")
+    search = MCTS(FakeNet(policy_size=game.policy_size), SearchOptions(seed=0))
+    result = search.search(game, SearchLimits(visits=200))
+    assert game.uci(result.best_move) == "d8h4" and result.value == 1.0
+    target = result.visit_distribution()
+    assert target.shape == (game.policy_size,)
+    assert target[game.policy_indices(np.array([result.best_move]))[0]] == 1.0
+
+
+def test_a_chess_search_never_plays_or_lists_a_pass() -> None:
+    """Chess has no pass: `pass_move` is only the extra node's index (there also a real move's,
+    b8a8), and a search's moves are the legal ones, a lone one played at once."""
+    game = chess("k7/8/8/8/8/8/1R6/1R5K b - - 0 1")  # Black's king has one move, a8a7
+    search = MCTS(FakeNet(policy_size=game.policy_size), SearchOptions(seed=0))
+    result = search.search(game, SearchLimits(visits=50))
+    assert game.uci(result.best_move) == "a8a7" and result.decided_by_rules
+    assert result.visit_distribution().shape == (game.policy_size,)
+
+
+def test_player_search_gives_a_chess_target_of_the_policys_width() -> None:
+    from saz.engine.players import PlayerSearch, RandomPlayer
+
+    game = chess()
+    game.play(game.parse_uci("e2e4"))
+    result = PlayerSearch(RandomPlayer(0)).search(game)
+    target = result.visit_distribution()
+    assert target.shape == (game.policy_size,)
+    assert target[game.policy_indices(np.array([result.best_move]))[0]] == 1.0
