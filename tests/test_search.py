@@ -715,3 +715,36 @@ def test_player_search_gives_a_chess_target_of_the_policys_width() -> None:
     target = result.visit_distribution()
     assert target.shape == (game.policy_size,)
     assert target[game.policy_indices(np.array([result.best_move]))[0]] == 1.0
+
+
+def test_a_random_chess_network_round_trips_through_the_evaluator_and_the_search(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A random chess network as `saz export` writes it (the trainer's export, torch/ONNX
+    parity checked there), run by the engine's own evaluator and search on every board of the
+    family: priors over the legal moves, value W - L of its wdl head, a consistent tree."""
+    pytest.importorskip("torch")
+    from saz.engine.evaluator import Evaluator
+    from saz.engine.games.chess import Chess
+    from saz.engine.graph import encode, layout_of
+    from saz.tools.train.export import export_random_network
+
+    path = tmp_path_factory.mktemp("chess") / "chess.onnx"
+    export_random_network(Chess, path, hidden=16, layers=2, seed=0)
+    evaluator = Evaluator(path, device="cpu", game="chess")
+    assert evaluator.card.inputs == ("x", "nbr", "hub", "promo", "mask") and evaluator.has_wdl
+    for size in (5, 6, 8):
+        game = chess(size=size)
+        priors, values = evaluator.evaluate([game])
+        assert priors[0].shape == game.legal_moves().shape
+        assert priors[0].sum() == pytest.approx(1.0, abs=1e-5)
+        heads = evaluator.run_heads(encode([game]), layout_of(game))
+        assert heads.wdl is not None and heads.log_policy.shape == (1, game.policy_size)
+        np.testing.assert_allclose(heads.wdl.sum(axis=1), 1.0, atol=1e-5)
+        np.testing.assert_allclose(heads.value, heads.wdl[:, 0] - heads.wdl[:, 2], atol=1e-5)
+        np.testing.assert_allclose(values, heads.value)
+        search = MCTS(evaluator, SearchOptions(batch_size=8, seed=0))
+        for _ in range(2):  # White, then Black on the reused tree
+            result = search.search(game, SearchLimits(visits=48))
+            check_tree(search)
+            assert game.is_legal(result.best_move) and result.root_visits >= 48
+            game.play(result.best_move)

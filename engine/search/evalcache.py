@@ -28,8 +28,8 @@ _ENTRY_OVERHEAD = 320
 
 
 class Evaluation(NamedTuple):
-    """What the network said about one position: its log-policy over the board's nodes and
-    its value for the side to move."""
+    """What the network said about one position: its log-policy (`[policy_size]`: over the
+    board's nodes, or chess's moves) and its value for the side to move."""
 
     log_policy: np.ndarray
     value: float
@@ -121,7 +121,7 @@ class Lookup:
 
     def merge(self, cache: EvalCache, log_policy: np.ndarray,
               values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every row's log-policy `[rows, nodes]` and value, from the network's outputs for
+        """Every row's log-policy `[rows, policy_size]` and value, from the network's outputs for
         the `missing` rows (in order, over the whole board) and the cache's for the others;
         the network's are cached."""
         for j, i in enumerate(self.missing):
