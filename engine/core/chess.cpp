@@ -254,28 +254,30 @@ class ChessPosition final : public Position {
 
   void legal_moves(Moves& out) const override {
     out.clear();
-    if (termination() != ONGOING) return;
     MoveList list;
     generate(list);
+    if (status(list) != ONGOING) return;
     for (int i = 0; i < list.size; ++i) out.push_back(external(list.moves[i]));
     std::sort(out.begin(), out.end());
   }
 
   int count_legal_moves() const override {
-    if (termination() != ONGOING) return 0;
     MoveList list;
     generate(list);
-    return list.size;
+    return status(list) == ONGOING ? list.size : 0;
   }
 
   bool is_legal(int move) const override {
-    if (is_over()) return false;
-    return find(move) != 0;
+    MoveList list;
+    generate(list);
+    return status(list) == ONGOING && find(move, list) != 0;
   }
 
   void play(int move) override {
-    if (is_over()) throw IllegalMove(move, "the game is over");
-    Move m = find(move);
+    MoveList list;
+    generate(list);
+    if (status(list) != ONGOING) throw IllegalMove(move, "the game is over");
+    Move m = find(move, list);
     if (!m) throw IllegalMove(move, illegal_reason(move));
     make(m);
   }
@@ -303,9 +305,9 @@ class ChessPosition final : public Position {
   void winning_moves(Moves& out) const override {
     // Mates in one: among the legal moves, those that give check and leave no reply.
     out.clear();
-    if (is_over()) return;
     MoveList list;
     generate(list);
+    if (status(list) != ONGOING) return;
     ChessPosition& self = const_cast<ChessPosition&>(*this);  // restored before returning
     for (int i = 0; i < list.size; ++i) {
       const Move m = list.moves[i];
@@ -365,11 +367,18 @@ class ChessPosition final : public Position {
   const Variant& variant() const { return *v_; }
 
   int termination() const {
-    // Checkmate first (a mate on the hundredth halfmove is a mate), then the draws.
     MoveList list;
     generate(list);
-    if (list.size == 0) return checkers() ? CHECKMATE : STALEMATE;
+    return status(list);
+  }
+
+  // `termination()` given the legal moves: checkmate first (a mate on the hundredth halfmove
+  // is a mate), then the draws in python-chess's order: insufficient material (which no mate
+  // can follow), stalemate, the fifty-move rule and threefold repetition.
+  int status(const MoveList& list) const {
+    if (list.size == 0 && checkers()) return CHECKMATE;
     if (insufficient_material()) return INSUFFICIENT_MATERIAL;
+    if (list.size == 0) return STALEMATE;
     if (halfmove_ >= 100) return FIFTY_MOVES;
     if (repetitions() >= 2) return REPETITION;
     return ONGOING;
@@ -449,7 +458,7 @@ class ChessPosition final : public Position {
   }
 
   // The legal internal move that `move` names (0: none; no legal move is 0, since a1a1 is no move).
-  Move find(int move) const {
+  Move find(int move, const MoveList& list) const {
     const int p = num_points();
     if (move < 0 || move >= p * p + 9 * width_) return 0;
     int from, to, promo;
@@ -465,8 +474,6 @@ class ChessPosition final : public Position {
       from = 8 * fy + fx;
       to = 8 * ty + tx;
     }
-    MoveList list;
-    generate(list);
     for (int i = 0; i < list.size; ++i) {
       const Move m = list.moves[i];
       if (move_from(m) != from || move_to(m) != to) continue;
