@@ -133,3 +133,36 @@ def test_fen_round_trips_and_moves_agree_from_a_set_up_position(fen: str) -> Non
         game.undo()
         board.pop()
     assert game.fen() == fen
+
+
+@pytest.mark.parametrize("fen", _random_fens(30, 2))
+def test_the_attack_check_and_piece_planes_agree_with_python_chess(fen: str) -> None:
+    game = Chess.from_fen(fen)
+    board = chess.Board(fen)
+    x = np.zeros((game.num_nodes, game.num_features()), np.float32)
+    game.encode(x)
+    planes = {name: x[:64, i] for i, name in enumerate(game.feature_names)}
+    us, them = board.turn, not board.turn
+
+    def row(square: int) -> int:  # python-chess's square in the side to move's frame
+        rank, file = chess.square_rank(square), chess.square_file(square)
+        return (rank if us == chess.BLACK else 7 - rank) * 8 + file
+
+    def plane(squares: object) -> np.ndarray:
+        out = np.zeros(64, np.float32)
+        for sq in chess.SquareSet(squares):  # type: ignore[arg-type]  # a mask or squares
+            out[row(sq)] = 1
+        return out
+
+    for t, name in enumerate(chess.PIECE_NAMES[1:], start=1):
+        np.testing.assert_array_equal(planes[f"own_{name}"], plane(board.pieces_mask(t, us)))
+        np.testing.assert_array_equal(planes[f"opp_{name}"], plane(board.pieces_mask(t, them)))
+    for side, name in ((us, "own_attacks"), (them, "opp_attacks")):
+        attacked = [sq for sq in chess.SQUARES if board.is_attacked_by(side, sq)]
+        np.testing.assert_array_equal(planes[name], plane(attacked), err_msg=name)
+    np.testing.assert_array_equal(planes["checkers"], plane(board.checkers()))
+    ep = board.ep_square if board.has_legal_en_passant() else None
+    np.testing.assert_array_equal(planes["en_passant"], plane([] if ep is None else [ep]))
+    np.testing.assert_array_equal(
+        planes["own_castle"] + planes["opp_castle"], plane(board.castling_rights))
+    assert x[64, game.feature_names.index("halfmove")] == pytest.approx(board.halfmove_clock / 100)

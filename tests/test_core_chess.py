@@ -8,6 +8,7 @@ import pytest
 from saz.engine import _core
 from saz.engine.games import GameError, IllegalMoveError, new_game
 from saz.engine.games.chess import Chess
+from saz.engine.perft import main as perft_main
 from saz.engine.perft import perft
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -125,3 +126,131 @@ def test_the_core_binding() -> None:
     assert p.perft(4) == (4775, 566)
     with pytest.raises(GameError):
         _core.new_chess("xiangqi")
+
+
+# -- the search tree reads chess's policy at its move indices ----------------------------------
+def _tree(game: Chess) -> _core.Tree:
+    tree = _core.Tree(_core.TreeOptions())
+    tree.reset(game._core)
+    return tree
+
+
+@pytest.mark.parametrize("black", [False, True])
+def test_the_tree_reads_each_candidates_prior_at_its_policy_index(black: bool) -> None:
+    game = Chess()
+    if black:
+        game.play(game.parse_uci("e2e4"))
+    tree = _tree(game)
+    x = np.zeros((1, game.num_nodes, game.num_features()), np.float32)
+    assert tree.collect(1, 1, x)[0] == 1
+    favourite = game.parse_uci("e7e5" if black else "g1f3")
+    log_policy = np.full((1, game.policy_size), -10.0, np.float32)
+    log_policy[0, game.policy_indices(np.array([favourite]))[0]] = 0.0
+    tree.absorb(log_policy, np.zeros(1, np.float32))
+    moves, priors = tree.root_edges()
+    assert moves[int(np.argmax(priors))] == favourite
+    assert max(priors) > 0.99
+    if black:  # Black's e7e5 is White's e2e4 in the side to move's frame
+        assert game.policy_indices(np.array([favourite]))[0] == (6 * 8 + 4) * 64 + 4 * 8 + 4
+
+
+def test_absorb_checks_the_policy_width() -> None:
+    game = Chess()
+    tree = _tree(game)
+    x = np.zeros((1, game.num_nodes, game.num_features()), np.float32)
+    tree.collect(1, 1, x)
+    with pytest.raises(ValueError, match="policy_size"):
+        tree.absorb(np.zeros((1, game.num_nodes), np.float32), np.zeros(1, np.float32))
+
+
+def test_a_mate_in_one_is_a_winning_move_and_the_tree_settles_it() -> None:
+    game = Chess.from_fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")  # Ra8#
+    assert [game.uci(m) for m in game.winning_moves()] == ["a1a8"]
+    game.play(game.parse_uci("a1a8"))
+    assert game.is_over() and game.winner() == -1  # White (WHITE = -1) mated
+    assert game.outcome() is not None and game.outcome().termination.value == "checkmate"
+
+
+# -- the node features --------------------------------------------------------------------------
+def _planes(game: Chess) -> dict[str, np.ndarray]:
+    x = np.full((game.num_nodes, game.num_features()), np.nan, np.float32)
+    game.encode(x)
+    assert not np.isnan(x).any()
+    return {name: x[:, i] for i, name in enumerate(game.feature_names)}
+
+
+def test_features_are_in_the_side_to_moves_frame() -> None:
+    game = Chess()
+    white = _planes(game)
+    game.play(game.parse_uci("g1f3"))
+    game.play(game.parse_uci("g8f6"))  # the mirror image, White to move again
+    game.undo()
+    black = _planes(game)  # Black to move after 1.Nf3
+    p = 64
+    # Black's pieces in its own frame stand where White's do in White's.
+    for name in ("own_pawn", "own_rook", "own_king", "own_castle"):
+        np.testing.assert_array_equal(black[name], white[name])
+    # White's knight on f3 (row 5 from the top) is on row 2 in Black's frame.
+    assert black["opp_knight"][5 * 8 + 5] == 0 and black["opp_knight"][2 * 8 + 5] == 1
+    assert white["extra"][p] == 1 and white["extra"][:p].sum() == 0
+    assert black["own_attacks"][:p].sum() == white["own_attacks"][:p].sum()
+    assert white["en_passant"].sum() == 0 and white["checkers"].sum() == 0
+
+
+def test_the_extra_node_holds_the_clock_and_the_repetitions() -> None:
+    game = Chess()
+    for text in ("g1f3", "g8f6", "f3g1", "f6g8"):
+        game.play(game.parse_uci(text))
+    planes = _planes(game)
+    assert planes["repetition"][64] == 0.5 and planes["halfmove"][64] == pytest.approx(0.04)
+    assert planes["repetition"][:64].sum() == 0
+    for text in ("g1f3", "g8f6", "f3g1", "f6g8"):
+        game.play(game.parse_uci(text))
+    assert game.is_over() and game.termination() is not None
+    assert game.termination().value == "threefold repetition"
+
+
+def test_en_passant_is_a_feature_only_when_the_capture_is_legal() -> None:
+    game = Chess.from_fen("4k3/8/8/8/5p2/8/4P3/4K3 w - - 0 1")
+    game.play(game.parse_uci("e2e4"))
+    assert game.fen() == "4k3/8/8/8/4Pp2/8/8/4K3 b - e3 0 1"
+    planes = _planes(game)
+    e3 = (8 - 3) * 8 + 4
+    flipped = (7 - e3 // 8) * 8 + e3 % 8
+    assert planes["en_passant"][flipped] == 1 and planes["en_passant"].sum() == 1
+    # A pinned pawn cannot take: no en passant square, in FEN and hash alike.
+    pinned = Chess.from_fen("8/8/8/8/k4p1R/8/4P3/4K3 w - - 0 1")
+    pinned.play(pinned.parse_uci("e2e4"))
+    assert pinned.fen().split()[3] == "-"
+    assert _planes(pinned)["en_passant"].sum() == 0
+
+
+# -- saz perft --game chess ---------------------------------------------------------------------
+@pytest.mark.parametrize(("argv", "count"), [
+    (["--depth", "4"], 197281),
+    (["--variant", "gardner", "--depth", "4"], 4775),
+    (["--size", "6", "--depth", "3"], 1212),
+    (["--fen", KIWIPETE, "--depth", "3"], 97862),
+    (["--variant", "chess", "--fen", POSITION_5, "--depth", "2"], 1486),
+])
+def test_the_perft_command(argv: list[str], count: int,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert perft_main(["--game", "chess", *argv]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == str(count)
+    assert "leaves/s" in err
+
+
+def test_the_perft_command_divides_by_uci_moves(capsys: pytest.CaptureFixture[str]) -> None:
+    assert perft_main(["--game", "chess", "--depth", "2", "--divide"]) == 0
+    lines = capsys.readouterr().out.split()
+    assert "e2e4:" in lines and lines[-1] == "400"
+
+
+@pytest.mark.parametrize("argv", [
+    ["--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1"],
+    ["--variant", "shogi"], ["--size", "7"], ["--variant", "gardner", "--size", "8"]])
+def test_the_perft_command_rejects_bad_positions(argv: list[str],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert perft_main(["--game", "chess", *argv, "--depth", "1"]) == 2
+    assert "saz perft:" in capsys.readouterr().err
