@@ -8,7 +8,8 @@ One `info` line per principal variation shown (MultiPV), in Stockfish's order of
 - **depth**: the moves of the best line's principal variation (MCTS has no iteration depth);
   **seldepth**: the longest principal variation among the root's moves. Each PV follows the
   most visited child (the tree gives at most 32 moves of it).
-- **nodes**: the root's visits, those kept from the previous search included; **nps**: this
+- **nodes**: the root's visits, those kept from the previous search included (1 for a move the
+  rules decide without a search); **nps**: this
   search's new visits per second; **time**: milliseconds since the search began.
 - **score cp**: the line's value v in [-1, 1] (the side to move's) as centipawns by Lc0's
   legacy formula `cp = 90 tan(1.5637541897 v)`, monotone: 0 at v = 0, 89 at v = 0.5,
@@ -26,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from saz.engine.games import Game
+from saz.engine.games.chess import Chess
 from saz.engine.search.mcts import MoveInfo, SearchResult
 
 #: Lc0's legacy centipawn scale: cp = A tan(B v).
@@ -70,7 +71,7 @@ def wdl_text(value: float, proven: bool, wdl: Sequence[float] | None = None) -> 
     return f"{w} {d} {1000 - w - d}"
 
 
-def pv_text(root: Game, moves: Sequence[int]) -> list[str]:
+def pv_text(root: Chess, moves: Sequence[int]) -> list[str]:
     """A line of moves from `root` in UCI's notation (played out on a copy: a move's text
     depends on its position); it stops at a move the position does not allow."""
     game = root.copy()
@@ -78,7 +79,7 @@ def pv_text(root: Game, moves: Sequence[int]) -> list[str]:
     for move in moves:
         if not game.is_legal(move):
             break
-        words.append(game.uci(move))  # type: ignore[attr-defined]  # chess's notation
+        words.append(game.uci(move))
         game.play(move)
     return words
 
@@ -87,7 +88,7 @@ def pv_text(root: Game, moves: Sequence[int]) -> list[str]:
 WdlOf = Callable[[float, bool], Sequence[float] | None]
 
 
-def info_lines(result: SearchResult, root: Game, *, multipv: int = 1,
+def info_lines(result: SearchResult, root: Chess, *, multipv: int = 1,
                wdl: WdlOf | None = None, hashfull: int | None = None) -> list[str]:
     """The `info` lines about `result`, a search of `root`: one per line of play, best first,
     at most `multipv` of them (only moves the search visited, or the one it chose). `wdl`
@@ -113,7 +114,7 @@ def info_lines(result: SearchResult, root: Game, *, multipv: int = 1,
                  f"score {score_text(value, len(pv), proven)}"]
         if wdl is not None:
             words.append(f"wdl {wdl_text(value, proven, wdl(value, proven))}")
-        words.append(f"nodes {result.root_visits} nps {nps}")
+        words.append(f"nodes {max(1, result.root_visits)} nps {nps}")
         if hashfull is not None:
             words.append(f"hashfull {hashfull}")
         words.append(f"time {millis} pv {' '.join(pv_text(root, pv))}")
