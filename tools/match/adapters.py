@@ -1,4 +1,5 @@
-"""Engines as the referee sees them: one interface over GTP (Go, Othello) and Gomocup (Gomoku).
+"""Engines as the referee sees them: one interface over GTP (Go, Othello), Gomocup (Gomoku) and
+UCI (chess).
 
     adapter = open_engine(EngineSpec.parse("gnugo=gnugo --mode gtp --level 1"), setup)
     adapter.start()                       # the game's settings: size, komi, time
@@ -18,7 +19,13 @@ GTP dialects: Go as GNU Go speaks it (`play b pass`); Othello as gtp-rhino speak
 Othello`, vertices from the top-left, no pass ever sent: an engine skips a side that cannot move
 on its own, and the referee never asks such a side for a move). Gomocup: `INFO` limits, `START`
 (or `RECTSTART`), then `BEGIN` on an empty board, `BOARD` when the brain has not seen every move
-but the last (an opening; the first move it is asked for), `TURN` otherwise.
+but the last (an opening; the first move it is asked for), `TURN` otherwise. UCI: `uci` (its
+options), `setoption` for the match's options of that engine (`EngineSpec.options`) and for
+`UCI_Variant` on a board other than standard chess (an engine without that variant refuses the
+settings), `ucinewgame`, `isready`; then each move `position startpos|fen FEN moves ...` (the
+whole game from its start) and `go` with the clock: `wtime btime winc binc` in milliseconds under
+a game clock, `movetime` under a limit per move (both under both, `movetime` the time left to
+this move). A `bestmove` that is no legal move is an illegal move; UCI has no resignation.
 """
 from __future__ import annotations
 
@@ -27,15 +34,17 @@ import shlex
 import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from saz.engine.games import game_class
+from saz.engine.games import GameError, game_class, new_game
 from saz.engine.games.base import BLACK, WHITE, Game
 from saz.protocol.client_errors import EngineExited, EngineTimeout
 from saz.protocol.gomocup_client import PbrainClient, ReplyKind
 from saz.protocol.gtp_client import GtpClient, GtpReply, ProtocolError
+from saz.protocol.uci_client import UciClient, UciProtocolError, UnknownOption
 from saz.protocol.vertex import GtpValueError, vertices_for
+from saz.tools.match.pgn import notation, start_of
 from saz.tools.match.time_control import Clock, MatchTimeControl
 
 #: How long an engine may take to start and take the game's settings, and to take a move it is
@@ -71,10 +80,12 @@ class SetupRefused(Exception):
 
 @dataclass(frozen=True)
 class EngineSpec:
-    """A contestant: its name and the command that starts it."""
+    """A contestant: its name, the command that starts it and the options it is given (UCI's
+    `setoption`: name and value, in order)."""
 
     name: str
     argv: tuple[str, ...]
+    options: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def parse(cls, text: str) -> EngineSpec:
@@ -90,6 +101,13 @@ class EngineSpec:
     @property
     def command(self) -> str:
         return shlex.join(self.argv)
+
+    def with_option(self, text: str) -> EngineSpec:
+        """This engine with the option `NAME=VALUE` added (ValueError when malformed)."""
+        name, equals, value = text.partition("=")
+        if not equals or not name.strip():
+            raise ValueError(f"{text!r} is not an engine option NAME=VALUE")
+        return replace(self, options=(*self.options, (name.strip(), value.strip())))
 
 
 def resolve_program(program: str) -> str:
@@ -120,18 +138,19 @@ class GameSetup:
     @property
     def protocol(self) -> str:
         """The protocol engines of this game speak (`GameInfo.engine_protocol`): Gomocup for
-        Gomoku, GTP otherwise."""
+        Gomoku, UCI for chess, GTP otherwise."""
         return game_class(self.game).info.engine_protocol
 
 
 @dataclass(frozen=True)
 class Answer:
     """An engine's move: a move index, or None for a resignation; as it wrote it; how long it
-    took (write to arrival)."""
+    took (write to arrival); what it said of it (a UCI engine's score and depth: `+0.31/12`)."""
 
     move: int | None
     text: str
     seconds: float
+    note: str = ""
 
 
 class EngineAdapter(ABC):
@@ -153,8 +172,9 @@ class EngineAdapter(ABC):
         to its game clock for that (a Gomocup brain's start-up, as its managers count it)."""
 
     @abstractmethod
-    def genmove(self, game: Game, clock: Clock) -> Answer:
-        """The engine's move for the side to move of `game` (which is not changed)."""
+    def genmove(self, game: Game, clock: Clock, opponent: Clock | None = None) -> Answer:
+        """The engine's move for the side to move of `game` (which is not changed), on its
+        `clock`; `opponent` is the other side's (UCI tells an engine both)."""
 
     @abstractmethod
     def close(self) -> int | None:
@@ -201,7 +221,7 @@ class GtpAdapter(EngineAdapter):
         self._known = 0
         return 0.0
 
-    def genmove(self, game: Game, clock: Clock) -> Answer:
+    def genmove(self, game: Game, clock: Clock, opponent: Clock | None = None) -> Answer:
         for index in range(self._known, len(game.moves)):
             self._tell(game, index)
         seconds, stones = clock.report()
@@ -294,7 +314,7 @@ class GomocupAdapter(EngineAdapter):
         self._known, self._seated = 0, False
         return reply.seconds  # from process creation: the managers' match clock
 
-    def genmove(self, game: Game, clock: Clock) -> Answer:
+    def genmove(self, game: Game, clock: Clock, opponent: Clock | None = None) -> Answer:
         brain, deadline = self.brain, clock.deadline
         if clock.control.has_game_clock:
             left = round(1000 * clock.report()[0])
@@ -342,19 +362,146 @@ class GomocupAdapter(EngineAdapter):
             self._brain.kill()
 
 
+class UciAdapter(EngineAdapter):
+    """A UCI engine (chess)."""
+
+    def __init__(self, spec: EngineSpec, setup: GameSetup) -> None:
+        super().__init__(spec, setup)
+        self._client: UciClient | None = None
+        #: The game's start as the engine is told it (None: `startpos`), and the UCI of each
+        #: move told so far, replayed on `_replay` (a move's UCI depends on its position).
+        self._start: str | None = None
+        self._told: list[str] = []
+        self._replay: Game | None = None
+
+    @property
+    def client(self) -> UciClient:
+        if self._client is None:
+            try:
+                self._client = UciClient(self.spec.argv, name=self.name)
+            except OSError as exc:
+                raise EngineCrashed(f"could not start: {exc}") from None
+        return self._client
+
+    def start(self) -> float:
+        client = self.client
+        self._guard("uci", SETUP_TIMEOUT, client.handshake, SETUP_TIMEOUT)
+        variant = uci_variant(self.setup)
+        offered = client.option("UCI_Variant")
+        if variant is not None:
+            if offered is None or not offered.accepts(variant):
+                raise SetupRefused(f"{self.name} does not play the variant {variant!r} "
+                                   "(no UCI_Variant of that name)")
+            self._set("UCI_Variant", variant)
+        for name, value in self.spec.options:
+            self._set(name, value)
+        client.new_game()
+        self._guard("isready", SETUP_TIMEOUT, client.is_ready, SETUP_TIMEOUT)
+        self._start, self._told, self._replay = None, [], None
+        return 0.0
+
+    def _set(self, name: str, value: str) -> None:
+        try:
+            self._guard(f"setoption name {name}", SETUP_TIMEOUT, self.client.set_option, name,
+                        value)
+        except UnknownOption as exc:
+            raise SetupRefused(str(exc)) from None
+
+    def genmove(self, game: Game, clock: Clock, opponent: Clock | None = None) -> Answer:
+        client = self.client
+        replay = self._replay
+        if replay is None or len(replay.moves) > len(game.moves):
+            replay = start_of(game)
+            usual = notation(type(game)(game.width, game.height, **self.setup.rules)).fen()
+            fen = notation(replay).fen()
+            self._start, self._told = (None if fen == usual else fen), []
+        for move in game.moves[len(replay.moves):]:
+            self._told.append(notation(replay).uci(move))
+            replay.play(move)
+        self._replay = replay
+        self._guard("position", COMMAND_TIMEOUT, client.position, self._start, self._told)
+        limits: dict[str, float] = {}
+        control = clock.control
+        if control.has_game_clock:
+            theirs = opponent.report()[0] if opponent is not None else clock.report()[0]
+            mine = clock.report()[0]
+            white = game.to_move == WHITE
+            limits = {"wtime": mine if white else theirs, "btime": theirs if white else mine,
+                      "winc": control.increment, "binc": control.increment}
+        if control.per_move is not None:
+            limits["movetime"] = clock.available
+        best = self._guard("go", clock.deadline, client.go, clock.deadline, **limits)
+        try:
+            move = notation(game).parse_uci(best.move)
+        except GameError as exc:
+            raise EngineMisbehaved(f"played {best.move!r}, no legal move: {exc}") from None
+        return Answer(move, best.move, best.seconds, _score_note(best.info))
+
+    def _guard(self, what: str, timeout: float, call: Callable[..., T], *args: Any,
+               **kwargs: Any) -> T:
+        """`call(*args, **kwargs)`, the client's errors turned into the adapter's."""
+        try:
+            return call(*args, **kwargs)
+        except EngineTimeout:
+            raise EngineHung(f"no answer to {what} within {timeout:g} s") from None
+        except EngineExited as exc:
+            raise EngineCrashed(str(exc)) from None
+        except UciProtocolError as exc:
+            raise EngineMisbehaved(f"broke the protocol after {what}: {exc}") from None
+
+    def close(self) -> int | None:
+        return None if self._client is None else self._client.close()
+
+    def kill(self) -> None:
+        if self._client is not None:
+            self._client.kill()
+
+
+def uci_variant(setup: GameSetup) -> str | None:
+    """The `UCI_Variant` a UCI engine is set to for the match's board: None for standard chess
+    (which needs none), else the game's variant name (`gardner`, `losalamos`)."""
+    game = new_game(setup.game, setup.width, setup.height, **setup.rules)
+    variant = getattr(game, "variant", None)
+    return None if variant in (None, "chess") else str(variant)
+
+
+def _score_note(info: tuple[str, ...]) -> str:
+    """The last score and depth of a UCI engine's `info` lines, as cutechess writes them in
+    PGN comments: `+0.31/12` (pawns), `+M3/20` (mate in 3 moves), "" when none said."""
+    for line in reversed(info):
+        words = line.split()
+        if "score" not in words:
+            continue
+        at = words.index("score")
+        depth = words[words.index("depth") + 1] if "depth" in words[:-1] else ""
+        kind, value = [*words[at + 1:at + 3], "", ""][:2]
+        try:
+            number = int(value)
+        except ValueError:
+            return ""
+        text = (f"{number / 100:+.2f}" if kind == "cp" else
+                f"{'+' if number > 0 else '-'}M{abs(number)}" if kind == "mate" else "")
+        return f"{text}/{depth}" if text and depth else text
+    return ""
+
+
 def _gtp_color(color: int) -> str:
     return "b" if color == BLACK else "w"
 
 
 def open_engine(spec: EngineSpec, setup: GameSetup) -> EngineAdapter:
     """The adapter of the protocol the game's engines speak (the process starts with `start`)."""
+    if spec.options and setup.protocol != "uci":
+        raise SetupRefused(f"{spec.name}: only UCI engines take options")
     if setup.protocol == "gomocup":
         return GomocupAdapter(spec, setup)
+    if setup.protocol == "uci":
+        return UciAdapter(spec, setup)
     return GtpAdapter(spec, setup)
 
 
 __all__ = [
     "Answer", "EngineAdapter", "EngineCrashed", "EngineFailure", "EngineHung",
     "EngineMisbehaved", "EngineSpec", "GameSetup", "GomocupAdapter", "GtpAdapter",
-    "SetupRefused", "open_engine", "resolve_program",
+    "SetupRefused", "UciAdapter", "open_engine", "resolve_program", "uci_variant",
 ]

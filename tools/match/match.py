@@ -1,26 +1,36 @@
-"""`saz match`: engine-vs-engine matches of Go, Othello or Gomoku, refereed, with Elo and SPRT.
+"""`saz match`: engine-vs-engine matches of Go, Othello, Gomoku or chess, refereed, with Elo
+and SPRT.
 
     saz match --game go --size 9 --games 10 --tc move=2 --random-plies 4 --out runs/m1 \\
         --engine greedy="saz gtp --player greedy" \\
         --engine gnugo="gnugo --mode gtp --level 1 --chinese-rules --capture-all-dead"
+    saz match --game chess --games 40 --tc 10+0.1 --openings book.epd --out runs/c1 \\
+        --engine saz="saz uci" --engine sf=stockfish --option "sf:Skill Level=0"
 
-Engines are subprocesses speaking GTP (Go, Othello) or the Gomocup protocol (Gomoku); each game
-starts them afresh (`tools/match/adapters.py`), and `tools/match/referee.py` referees it.
-Colours alternate: game 2k has the first engine as Black, game 2k+1 the second, both from the
-k-th opening.
+Engines are subprocesses speaking GTP (Go, Othello), the Gomocup protocol (Gomoku) or UCI
+(chess); each game starts them afresh (`tools/match/adapters.py`), and
+`tools/match/referee.py` referees it. Colours alternate: game 2k has the first engine as the
+side that moves first (Black; White in chess), game 2k+1 the second, both from the k-th
+opening. `--option ENGINE:NAME=VALUE` gives a UCI engine an option (`setoption`: Skill Level,
+UCI_LimitStrength, UCI_Elo, Threads, Hash), once per option; `UCI_Variant` is set from the
+board (`--size 5` Gardner, `--size 6` Los Alamos, or `--variant`).
 
 **Openings.** `--random-plies P` opens every pair of games with P uniformly random legal moves
 (no passes; drawn with `--seed`, so a match can be replayed). `--openings FILE` reads one
 opening per line: the moves from Black's first, in the game's GTP vertices (Go and Gomoku `D4`,
 columns without I and row 1 at the bottom; Othello `d3`, from the top-left), separated by spaces
 or commas; `pass` where Go passes or Othello must; `#` starts a comment; blank lines are
-skipped. The openings are used in turn, again from the first when the games outnumber them.
+skipped; chess's moves are UCI's (`e2e4`, `e7e8q`). A chess openings file may also be EPD
+(`FILE.epd`: a position a line, the four FEN fields and optionally the counters or `hmvc`/`fmvn`)
+or PGN (`FILE.pgn`: each game's FEN tag, if any, and its main line). The openings are used in
+turn, again from the first when the games outnumber them.
 
 **Output.** A line per game and the first engine's running record (W-L-D), its Elo difference
 with the 95% interval (`tools/match/elo.py`), and the SPRT's log-likelihood ratio with `--sprt`. The
 match stops starting games once the SPRT decides. With `--out PATH`, the match record
 (`tools/match/records.py`): `PATH.sgf`, an SGF collection of every game in the order of their
-numbers, and `PATH.json`, the summary (the command that plays the match again, engines, settings,
+numbers (chess: `PATH.pgn`, every game in PGN, `tools/match/pgn.py`), and `PATH.json`, the
+summary (the command that plays the match again, engines, settings,
 each game's result, reason and time, totals, Elo, SPRT), both rewritten after every game.
 With `--card MODEL.json` as well, the match's row (opponent, board, W-L-D, Elo, ...) is recorded
 in that model card's strength table when the match ends (`tools/match/strength.py`; the first engine
@@ -45,15 +55,29 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from saz.engine.games import BLACK, GAME_NAMES, WHITE, GameError, game_class
+from saz.engine.games import BLACK, DRAW, GAME_NAMES, WHITE, GameError, game_class
 from saz.engine.games.grid import parse_size
 from saz.engine.model_card import ModelCardError
 from saz.protocol.sgf_writer import SgfInfo, format_sgf
 from saz.protocol.vertex import GtpValueError, vertices_for
-from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused
+from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused, uci_variant
 from saz.tools.match.elo import Record, Sprt, Verdict, estimate
-from saz.tools.match.records import OPENING_NOTE, MatchRecord, write_games, write_summary
-from saz.tools.match.referee import GameRecord, new_position, play_game
+from saz.tools.match.pgn import (
+    PgnOpening,
+    format_pgn,
+    notation,
+    read_epd_openings,
+    read_pgn_openings,
+)
+from saz.tools.match.records import (
+    OPENING_NOTE,
+    PGN_SUFFIX,
+    MatchRecord,
+    games_suffix,
+    write_games,
+    write_summary,
+)
+from saz.tools.match.referee import GameRecord, Reason, new_position, play_game
 from saz.tools.match.strength import StrengthError, load_card, read_record, record_rows
 from saz.tools.match.time_control import MatchTimeControl, MatchTimeControlError
 
@@ -62,14 +86,30 @@ class MatchError(Exception):
     """A match that cannot be played as asked (exit status 2)."""
 
 
-Opening = tuple[int, ...]
+#: An opening: the moves from the usual start, or (from an EPD or PGN file) a start position
+#: and the moves from there.
+Opening = tuple[int, ...] | PgnOpening
+
+
+def _moves_and_start(opening: Opening) -> tuple[tuple[int, ...], str | None]:
+    if isinstance(opening, PgnOpening):
+        return opening.moves, opening.fen
+    return opening, None
 
 
 # -- openings -------------------------------------------------------------------------------------
 def read_openings(lines: Sequence[str], setup: GameSetup) -> list[Opening]:
     """The openings of an openings file's lines (module docstring); MatchError naming the line
     of a move that is no vertex, is illegal, or ends the game."""
-    vertices = vertices_for(setup.game, setup.width, setup.height)
+    parse: Callable[[Any, str], int]
+    if setup.protocol == "uci":
+        def parse(game: Any, word: str) -> int:
+            return notation(game).parse_uci(word)
+    else:
+        vertices = vertices_for(setup.game, setup.width, setup.height)
+
+        def parse(game: Any, word: str) -> int:
+            return vertices.parse(word)
     openings: list[Opening] = []
     for number, line in enumerate(lines, 1):
         words = line.split("#", 1)[0].replace(",", " ").split()
@@ -78,7 +118,7 @@ def read_openings(lines: Sequence[str], setup: GameSetup) -> list[Opening]:
         game = new_position(setup)
         for word in words:
             try:
-                game.play(vertices.parse(word))
+                game.play(parse(game, word))
             except (GtpValueError, GameError) as exc:
                 raise MatchError(f"openings line {number}: {word}: {exc}") from None
         if game.is_over():
@@ -89,11 +129,37 @@ def read_openings(lines: Sequence[str], setup: GameSetup) -> list[Opening]:
     return openings
 
 
+def read_opening_file(path: Path, setup: GameSetup) -> list[Opening]:
+    """The openings of a file: EPD (`.epd`) or PGN (`.pgn`) positions for a game that sets
+    positions up from FEN (chess), else one opening a line (`read_openings`); MatchError when
+    it cannot be read or holds none."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MatchError(f"cannot read the openings: {exc}") from None
+    suffix = path.suffix.lower()
+    if suffix not in (".epd", ".pgn"):
+        return read_openings(text.splitlines(), setup)
+    if setup.protocol != "uci":
+        raise MatchError(f"{path}: {suffix} openings are chess positions, not {setup.game}")
+
+    def start(fen: str | None) -> Any:
+        return new_position(setup, (), fen)
+    try:
+        found: list[Opening] = list(read_epd_openings(text.splitlines(), start)
+                                    if suffix == ".epd" else read_pgn_openings(text, start))
+    except GameError as exc:
+        raise MatchError(f"{path}: {exc}") from None
+    if not found:
+        raise MatchError(f"{path}: the openings file has no opening")
+    return found
+
+
 def random_openings(setup: GameSetup, plies: int, count: int, seed: int) -> list[Opening]:
     """`count` openings of `plies` uniformly random legal moves each (`Game.play_random`: passes
     excluded but Othello's forced pass, none of which ends the game). Opening k depends on
     (seed, k) only."""
-    openings = []
+    openings: list[Opening] = []
     for index in range(count):
         game = new_position(setup)
         if game.play_random(plies, np.random.default_rng([seed, index])) < plies:
@@ -105,23 +171,27 @@ def random_openings(setup: GameSetup, plies: int, count: int, seed: int) -> list
 # -- the schedule ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Pairing:
-    """One scheduled game: its number (from 1), the engines by colour, its opening."""
+    """One scheduled game: its number (from 1), the engines by colour, its opening's moves and
+    the position they start from (a FEN; None: the usual start)."""
 
     number: int
     black: EngineSpec
     white: EngineSpec
-    opening: Opening
+    opening: tuple[int, ...]
+    start: str | None = None
 
 
 def schedule(first: EngineSpec, second: EngineSpec, games: int,
-             openings: Sequence[Opening]) -> list[Pairing]:
-    """Games 2k and 2k+1 (from 0) play opening k mod len(openings), `first` as Black in the
-    former and as White in the latter."""
+             openings: Sequence[Opening], first_mover: int = BLACK) -> list[Pairing]:
+    """Games 2k and 2k+1 (from 0) play opening k mod len(openings), `first` as the colour
+    `first_mover` (the game's: Black, White in chess) in the former and as the other in the
+    latter."""
     pairings = []
     for index in range(games):
-        opening = openings[(index // 2) % len(openings)]
-        black, white = (first, second) if index % 2 == 0 else (second, first)
-        pairings.append(Pairing(index + 1, black, white, opening))
+        moves, start = _moves_and_start(openings[(index // 2) % len(openings)])
+        leading, following = (first, second) if index % 2 == 0 else (second, first)
+        black, white = (leading, following) if first_mover == BLACK else (following, leading)
+        pairings.append(Pairing(index + 1, black, white, moves, start))
     return pairings
 
 
@@ -180,12 +250,20 @@ class Standings:
 
 
 def game_line(number: int, total: int, game: GameRecord) -> str:
-    """One finished game, as printed."""
+    """One finished game, as printed: the side that moved first first."""
     width = len(str(total))
     plies = len(game.game.moves)
     detail = f" ({game.detail})" if game.detail else ""
-    return (f"game {number:>{width}}/{total}: {game.black} (B) - {game.white} (W): "
+    sides = f"{game.black} (B) - {game.white} (W)"
+    if _first_mover(game) == WHITE:
+        sides = f"{game.white} (W) - {game.black} (B)"
+    return (f"game {number:>{width}}/{total}: {sides}: "
             f"{game.result} by {game.reason.value}, {plies} moves{detail}")
+
+
+def _first_mover(game: GameRecord) -> int:
+    colors = game.game.colors()
+    return colors[0] if colors else game.game.to_move
 
 
 def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings], None]
@@ -193,10 +271,11 @@ def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings
     """Play the match, `config.concurrency` games at a time, calling `on_game` as each ends
     (from this thread, in the order they end); no game starts once the SPRT has decided.
     SetupRefused (after the games in progress end) when an engine refuses the settings."""
+    first_mover = new_position(config.setup).to_move
     pending: Iterator[Pairing] = iter(schedule(config.first, config.second, config.games,
-                                               config.openings))
+                                               config.openings, first_mover))
     standings = Standings(config)
-    trees: dict[int, str] = {}  # the finished games' SGF, by number
+    trees: dict[int, str] = {}  # the finished games' SGF (or PGN), by number
     refused: SetupRefused | None = None
     with ThreadPoolExecutor(config.concurrency, thread_name_prefix="saz-match") as pool:
         running: dict[Future[GameRecord], Pairing] = {}
@@ -206,7 +285,8 @@ def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings
             if pairing is not None:
                 running[pool.submit(play_game, config.setup, pairing.black, pairing.white,
                                     pairing.opening, margin=config.margin,
-                                    max_plies=config.max_plies)] = pairing
+                                    max_plies=config.max_plies,
+                                    start=pairing.start)] = pairing
 
         for _ in range(config.concurrency):
             start_next()
@@ -221,7 +301,7 @@ def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings
                     continue
                 standings.add(pairing.number, game)
                 if config.out is not None:
-                    trees[pairing.number] = game_sgf(config, pairing.number, game)
+                    trees[pairing.number] = game_text(config, pairing.number, game)
                     write_record(config, standings, trees)
                 on_game(pairing.number, game, standings)
                 if refused is None and standings.verdict is Verdict.CONTINUE:
@@ -232,6 +312,55 @@ def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings
 
 
 # -- the record ----------------------------------------------------------------------------------
+def game_text(config: MatchConfig, number: int, game: GameRecord) -> str:
+    """The record of one game in the match's format: PGN for chess, else SGF."""
+    if games_suffix(config.setup.game) == PGN_SUFFIX:
+        return game_pgn(config, number, game)
+    return game_sgf(config, number, game)
+
+
+#: PGN's Termination tag of each way a game ends (the standard's values).
+_PGN_TERMINATION = {Reason.TIME: "time forfeit", Reason.ILLEGAL: "rules infraction",
+                    Reason.CRASH: "abandoned", Reason.MOVE_LIMIT: "adjudication"}
+
+
+def game_pgn(config: MatchConfig, number: int, game: GameRecord) -> str:
+    """The PGN record of one game of the match: the Seven Tag Roster, the start position and
+    variant where needed, the time control, how it ended (Termination, and in words before the
+    result), each engine move's score and time as cutechess writes them (`{+0.31/12 0.52s}`)."""
+    setup = config.setup
+    control = setup.time_control
+    time_control = (f"{control.base:g}+{control.increment:g}" if control.has_game_clock
+                    else f"1/{control.per_move:g}")
+    tags = {"Event": f"{config.first.name} vs {config.second.name}", "Site": "?",
+            "Date": date.today().strftime("%Y.%m.%d"), "Round": str(number),
+            "White": game.white, "Black": game.black, "Result": game.result,
+            "TimeControl": time_control,
+            "Termination": _PGN_TERMINATION.get(game.reason, "normal"),
+            "PlyCount": str(len(game.game.moves)), "Annotator": f"saz:{_version()}"}
+    comments: dict[int, str] = {}
+    for ply, seconds in game.move_seconds.items():
+        comments[ply] = " ".join(filter(None, [game.move_notes.get(ply, ""), f"{seconds:.2f}s"]))
+    if game.opening_plies:
+        comments[game.opening_plies - 1] = "end of the opening"
+    variant = uci_variant(setup)
+    return format_pgn(game.game, tags, variant=variant,
+                      usual_start=notation(new_position(setup)).fen(), comments=comments,
+                      comment=_ending(game))
+
+
+def _ending(game: GameRecord) -> str:
+    """How a game ended, in words, as PGN's last comment: "White mates", "Draw by stalemate",
+    the referee's detail of a forfeit."""
+    names = {WHITE: "White", BLACK: "Black"}
+    if game.reason is Reason.CHECKMATE:
+        return f"{names[game.winner]} mates"
+    if game.winner == DRAW:
+        return f"Draw by {game.reason.value}" + (f": {game.detail}" if game.detail else "")
+    return f"{names[game.winner]} wins by {game.reason.value}" + (
+        f": {game.detail}" if game.detail else "")
+
+
 def game_sgf(config: MatchConfig, number: int, game: GameRecord) -> str:
     """The SGF record of one game of the match."""
     setup = config.setup
@@ -259,7 +388,7 @@ def write_record(config: MatchConfig, standings: Standings, trees: Mapping[int, 
     the finished games' `trees` (by game number), in the order of their numbers, then the
     summary, whose `games` are in the same order."""
     assert config.out is not None
-    record = MatchRecord.of(config.out)
+    record = MatchRecord.of(config.out, games_suffix(config.setup.game))
     write_games(record, (trees[number] for number in sorted(trees)))
     write_summary(record, summary(config, standings))
 
@@ -270,12 +399,15 @@ def summary(config: MatchConfig, standings: Standings) -> dict[str, Any]:
     setup, record = config.setup, standings.record
     first, second = config.first.name, config.second.name
     games = []
+    starts = {p.number: p.start for p in schedule(config.first, config.second, config.games,
+                                                  config.openings)}
     for number, game in sorted(standings.results, key=lambda result: result[0]):
         games.append({
             "game": number, "black": game.black, "white": game.white,
             "result": game.result, "winner": game.winner_name, "reason": game.reason.value,
             "detail": game.detail, "moves": len(game.game.moves),
             "opening_plies": game.opening_plies,
+            **({"start": starts[number]} if starts.get(number) else {}),
             "seconds": {"black": round(game.seconds[BLACK], 3),
                         "white": round(game.seconds[WHITE], 3)},
             "slowest_move": {"black": round(game.slowest[BLACK], 3),
@@ -283,6 +415,9 @@ def summary(config: MatchConfig, standings: Standings) -> dict[str, Any]:
     out: dict[str, Any] = {
         "command": config.command,
         "engines": {first: config.first.command, second: config.second.command},
+        **({"options": {spec.name: dict(spec.options) for spec in (config.first, config.second)
+                        if spec.options}}
+           if config.first.options or config.second.options else {}),
         "settings": {"game": setup.game, "width": setup.width, "height": setup.height,
                      "rules": setup.rules, "time_control": str(setup.time_control),
                      "time_margin": config.margin, "games": config.games,
@@ -329,17 +464,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="saz match",
         description="Play two engines against each other (GTP for Go and Othello, Gomocup for "
-                    "Gomoku), refereed move by move, with Elo, its 95%% interval and an SPRT.",
+                    "Gomoku, UCI for chess), refereed move by move, with Elo, its 95%% interval "
+                    "and an SPRT.",
         epilog="Time controls: BASE+INC (Fischer seconds, e.g. 5+0.1), move=SECONDS (e.g. "
                "move=2), or both (60+0,move=1, Gomocup's match and turn limits). Openings file: "
                "one opening a line, moves in GTP vertices (Go, Gomoku D4; Othello d3 from the "
-               "top-left), 'pass' where needed, '#' comments. Engines restart every game.")
+               "top-left) or UCI (chess e2e4), 'pass' where needed, '#' comments; for chess also "
+               "FILE.epd (a position a line) or FILE.pgn (each game's start and main line). "
+               "Engines restart every game.")
     parser.add_argument("--game", choices=GAME_NAMES, required=True)
     parser.add_argument("--size", type=parse_size, metavar="N|WxH",
-                        help="the board (default: go 19, othello 8, gomoku 15)")
+                        help="the board (default: go 19, othello 8, gomoku 15, chess 8; chess 5 "
+                             "is Gardner's, 6 Los Alamos)")
     parser.add_argument("--engine", action="append", required=True, metavar="NAME=COMMAND",
                         help="a contestant, twice: its name and the command line that starts "
                              "it (programs are also looked for in /usr/games)")
+    parser.add_argument("--option", action="append", default=[], metavar="ENGINE:NAME=VALUE",
+                        help="a UCI option for the engine called ENGINE (setoption), e.g. "
+                             "'sf:Skill Level=0'; once per option")
     parser.add_argument("--games", type=int, default=2, metavar="K",
                         help="games to play (default 2: one opening, both colours)")
     parser.add_argument("--tc", default="move=5", metavar="TC",
@@ -355,6 +497,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--komi", type=float, default=7.5, help="Go's komi (default 7.5)")
     parser.add_argument("--rule", choices=("freestyle", "exact-five", "renju"), default="freestyle",
                         help="Gomoku's rule (default freestyle)")
+    parser.add_argument("--variant", help="chess's variant (chess, gardner, losalamos; default: "
+                                          "the board's)")
     parser.add_argument("--max-plies", type=int, metavar="N",
                         help="adjudicate a game after N moves: Go by the area score, else a "
                              "draw (default 4 per point)")
@@ -366,8 +510,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--concurrency", type=int, default=1, metavar="C",
                         help="games played at once (default 1)")
     parser.add_argument("--out", type=Path, metavar="PATH",
-                        help="record the match: every game in PATH.sgf (an SGF collection), "
-                             "the summary in PATH.json")
+                        help="record the match: every game in PATH.sgf (an SGF collection; "
+                             "chess PATH.pgn), the summary in PATH.json")
     parser.add_argument("--card", type=Path, metavar="MODEL.json",
                         help="when the match ends, record its row in this model card's strength "
                              "table (the first engine plays the model; needs --out)")
@@ -382,6 +526,15 @@ def config_from_args(args: argparse.Namespace, command: str | None = None) -> Ma
     first, second = (EngineSpec.parse(text) for text in args.engine)
     if first.name == second.name:
         raise MatchError(f"the engines need different names, both are {first.name!r}")
+    for text in args.option:
+        name, colon, option = text.partition(":")
+        if not colon or name not in (first.name, second.name):
+            raise MatchError(f"--option {text!r}: write ENGINE:NAME=VALUE, ENGINE one of "
+                             f"{first.name!r}, {second.name!r}")
+        if name == first.name:
+            first = first.with_option(option)
+        else:
+            second = second.with_option(option)
     for name, value, least in (("--games", args.games, 1), ("--concurrency", args.concurrency, 1),
                                ("--random-plies", args.random_plies, 0)):
         if value < least:
@@ -391,7 +544,7 @@ def config_from_args(args: argparse.Namespace, command: str | None = None) -> Ma
     game = game_class(args.game)
     width, height = args.size or (game.info.default_size,) * 2
     # --komi and --rule, as far as the game's rules take them (Go: komi; Gomoku: rule).
-    chosen: dict[str, Any] = {"komi": args.komi, "rule": args.rule}
+    chosen: dict[str, Any] = {"komi": args.komi, "rule": args.rule, "variant": args.variant}
     rules = {name: chosen[name] for name in game.info.rule_options}
     setup = GameSetup(args.game, width, height, MatchTimeControl.parse(args.tc), rules)
     try:
@@ -400,13 +553,13 @@ def config_from_args(args: argparse.Namespace, command: str | None = None) -> Ma
             vertices_for(setup.game, width, height)
     except (GameError, GtpValueError) as exc:
         raise MatchError(str(exc)) from None
+    if (first.options or second.options) and setup.protocol != "uci":
+        raise MatchError(f"--option: {setup.game} engines speak {setup.protocol}, which has no "
+                         "engine options")
     pairs = (args.games + 1) // 2
+    openings: list[Opening]
     if args.openings is not None:
-        try:
-            lines = args.openings.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise MatchError(f"cannot read the openings: {exc}") from None
-        openings = read_openings(lines, setup)
+        openings = read_opening_file(args.openings, setup)
         source = str(args.openings)
     elif args.random_plies:
         openings = random_openings(setup, args.random_plies, pairs, args.seed)
@@ -458,7 +611,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
         print(f"SPRT: {standings.verdict.value} accepted after {standings.record.games} games",
               file=out)
     if config.out is not None:
-        record = MatchRecord.of(config.out)
+        record = MatchRecord.of(config.out, games_suffix(setup.game))
         print(f"games in {record.games}, summary in {record.summary}", file=out)
     if args.card is not None:
         assert config.out is not None

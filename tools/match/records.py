@@ -14,11 +14,15 @@ so the summary's n-th game is the collection's n-th tree; each tree's root names
 too (`GN[first vs second, game N]`). Both files are replaced whole, never half written, after
 every game.
 
-A record is named by PATH, `PATH.sgf` or `PATH.json` alike. The readers of games take records,
-single SGF files (of one game or many) and folders of them (their `*.sgf` files, sorted), so a
-folder of match records is read as every game of every match in it. A game's root comment says
-how many of its first plies were the match's random opening (`OPENING_NOTE`), which neither
-engine chose: `opening_plies` reads it back.
+A game whose engines speak UCI (chess) is recorded in PGN instead, as chess GUIs, tournament
+managers and python-chess read it: `PATH.pgn`, every game one after the other in the order of
+their numbers (`tools/match/pgn.py`), beside the same summary (`games_suffix` says which).
+
+A record is named by PATH, `PATH.sgf`, `PATH.pgn` or `PATH.json` alike. The readers of games
+take records, single SGF files (of one game or many) and folders of them (their `*.sgf` files,
+sorted), so a folder of match records is read as every game of every match in it. A game's root
+comment says how many of its first plies were the match's random opening (`OPENING_NOTE`),
+which neither engine chose: `opening_plies` reads it back.
 
 This module imports no torch.
 """
@@ -28,15 +32,18 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
+from saz.engine.games import game_class
 from saz.protocol.sgf import SgfGame, game_trees, parse_sgf
 
-#: The suffixes of a match record's two files: the games and the summary.
+#: The suffixes of a match record's two files: the games and the summary; PGN's, the games of
+#: a game whose engines speak UCI.
 GAMES_SUFFIX = ".sgf"
 SUMMARY_SUFFIX = ".json"
+PGN_SUFFIX = ".pgn"
 
 #: How a record's game comment (GC) says how many of its first plies were the set opening.
 OPENING_NOTE = "; the first {} moves are the opening"
@@ -47,21 +54,29 @@ class RecordError(ValueError):
     """A match record that cannot be read: missing, not a summary, or not SGF games."""
 
 
+def games_suffix(game: str) -> str:
+    """The suffix of the games file of a match of `game` (a registry name): PGN where the
+    game's engines speak UCI (chess), SGF otherwise."""
+    return PGN_SUFFIX if game_class(game).info.engine_protocol == "uci" else GAMES_SUFFIX
+
+
 @dataclass(frozen=True)
 class MatchRecord:
-    """Where one match is recorded: `stem` + ".sgf" (the games) and `stem` + ".json" (the
-    summary)."""
+    """Where one match is recorded: `stem` + ".sgf" (the games; `suffix` ".pgn" for chess)
+    and `stem` + ".json" (the summary)."""
 
     stem: PurePath
+    #: The games file's suffix (not part of the record's identity: one stem, one record).
+    suffix: str = field(default=GAMES_SUFFIX, compare=False)
 
     @classmethod
-    def of(cls, path: str | PurePath) -> MatchRecord:
-        """The record named by PATH, PATH.sgf or PATH.json."""
+    def of(cls, path: str | PurePath, suffix: str = GAMES_SUFFIX) -> MatchRecord:
+        """The record named by PATH, PATH.sgf, PATH.pgn or PATH.json, its games in `suffix`."""
         text = PurePath(path).as_posix()
-        for suffix in (GAMES_SUFFIX, SUMMARY_SUFFIX):
-            if text.endswith(suffix):
-                text = text[:-len(suffix)]
-        return cls(PurePath(text))
+        for known in (GAMES_SUFFIX, PGN_SUFFIX, SUMMARY_SUFFIX):
+            if text.endswith(known):
+                text = text[:-len(known)]
+        return cls(PurePath(text), suffix)
 
     @property
     def name(self) -> str:
@@ -71,7 +86,7 @@ class MatchRecord:
 
     @property
     def games(self) -> Path:
-        return Path(f"{self.stem}{GAMES_SUFFIX}")
+        return Path(f"{self.stem}{self.suffix}")
 
     @property
     def summary(self) -> Path:
@@ -80,8 +95,8 @@ class MatchRecord:
 
 # -- writing --------------------------------------------------------------------------------------
 def write_games(record: MatchRecord, trees: Iterable[str]) -> None:
-    """The record's collection: the game trees (each as `format_sgf` wrote it) one after the
-    other, replacing the file whole."""
+    """The record's collection: the game trees (each as `format_sgf` wrote it; or PGN games,
+    as `format_pgn` wrote them) one after the other, replacing the file whole."""
     _replace(record.games, "".join(trees))
 
 

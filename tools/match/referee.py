@@ -11,6 +11,9 @@ ends, and the `RE` its record gets:
 |              | Othello: neither side can move; the disc difference          | `W+10`, `0` |
 | `five`       | Gomoku: five (or more, under freestyle) in a row             | `B+`        |
 | `draw`       | Gomoku: the board is full without a five                     | `0`         |
+| `checkmate`  | chess: the side to move is mated                             | `1-0`       |
+| `stalemate`, `threefold repetition`, `fifty-move rule`, `insufficient material`: chess's    |
+|              | draws by the rules                                           | `1/2-1/2`   |
 | `move limit` | `max_plies` moves played: Go scored as it stands, else drawn | `B+3.5`,`0` |
 | `resign`     | the engine resigned (GTP `resign`)                           | `W+R`       |
 | `time`       | the move came after the clock's time and the margin, or not  | `W+T`       |
@@ -22,15 +25,18 @@ ends, and the `RE` its record gets:
 Go's passes are moves like any other: the engines are asked and the referee ends the game after
 two in a row; `final_score` is never asked (a contestant's own count is not trusted). Othello's
 pass is forced, never chosen: a side with no legal disc is not asked, the referee plays its pass.
+A game recorded in PGN (chess: `records.games_suffix`) has PGN's result instead of SGF's RE:
+`1-0` (White won), `0-1`, `1/2-1/2`, however the game ended (the reason says how); White moves
+first there, so the colour that moves first is not always BLACK.
 """
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from saz.engine.games import BLACK, DRAW, WHITE, Game, new_game
+from saz.engine.games import BLACK, DRAW, WHITE, Game, game_class, new_game
 from saz.engine.games.base import Termination
 from saz.protocol.sgf_writer import sgf_result
 from saz.tools.match.adapters import (
@@ -42,6 +48,8 @@ from saz.tools.match.adapters import (
     GameSetup,
     open_engine,
 )
+from saz.tools.match.pgn import pgn_result
+from saz.tools.match.records import PGN_SUFFIX, games_suffix
 from saz.tools.match.time_control import Clock
 
 T = TypeVar("T")
@@ -53,6 +61,11 @@ class Reason(enum.Enum):
     SCORE = "score"
     FIVE = "five"
     DRAW = "draw"
+    CHECKMATE = "checkmate"
+    STALEMATE = "stalemate"
+    REPETITION = "threefold repetition"
+    FIFTY_MOVES = "fifty-move rule"
+    INSUFFICIENT_MATERIAL = "insufficient material"
     MOVE_LIMIT = "move limit"
     RESIGN = "resign"
     TIME = "time"
@@ -62,7 +75,12 @@ class Reason(enum.Enum):
 
 #: The reason of each way the rules end a game.
 _REASONS = {Termination.SCORE: (Reason.SCORE, ""), Termination.FIVE: (Reason.FIVE, "five in a row"),
-            Termination.BOARD_FULL: (Reason.DRAW, "the board is full")}
+            Termination.BOARD_FULL: (Reason.DRAW, "the board is full"),
+            Termination.CHECKMATE: (Reason.CHECKMATE, ""),
+            Termination.STALEMATE: (Reason.STALEMATE, ""),
+            Termination.REPETITION: (Reason.REPETITION, ""),
+            Termination.FIFTY_MOVES: (Reason.FIFTY_MOVES, ""),
+            Termination.INSUFFICIENT_MATERIAL: (Reason.INSUFFICIENT_MATERIAL, "")}
 
 #: The SGF RE suffix of the reasons that end a game early.
 _FORFEIT_SUFFIX = {Reason.RESIGN: "R", Reason.TIME: "T", Reason.ILLEGAL: "F", Reason.CRASH: "F"}
@@ -78,7 +96,8 @@ class GameRecord:
     #: BLACK, WHITE or DRAW.
     winner: int
     reason: Reason
-    #: SGF's RE: B+3.5, W+R, B+T, W+F, B+, 0.
+    #: SGF's RE: B+3.5, W+R, B+T, W+F, B+, 0; PGN's result (1-0, 0-1, 1/2-1/2) for a game
+    #: recorded in PGN.
     result: str
     #: What happened, in words (the illegal move, the engine's last words).
     detail: str
@@ -90,6 +109,10 @@ class GameRecord:
     #: Each engine's exit status after the game (None: killed after a failure, or never
     #: started; negative: ended by that signal).
     exit_status: dict[int, int | None]
+    #: Each engine-chosen move's seconds and what its engine said of it (a UCI score), by
+    #: ply (0-based; the opening's plies are not there).
+    move_seconds: dict[int, float] = field(default_factory=dict)
+    move_notes: dict[int, str] = field(default_factory=dict)
 
     def player(self, color: int) -> str:
         return self.black if color == BLACK else self.white
@@ -106,9 +129,15 @@ class GameRecord:
         return 1.0 if self.player(self.winner) == name else 0.0
 
 
-def new_position(setup: GameSetup, opening: Sequence[int] = ()) -> Game:
-    """The game of `setup` after the `opening` moves (IllegalMoveError if one is illegal)."""
-    game = new_game(setup.game, setup.width, setup.height, **setup.rules)
+def new_position(setup: GameSetup, opening: Sequence[int] = (), start: str | None = None
+                 ) -> Game:
+    """The game of `setup` after the `opening` moves (IllegalMoveError if one is illegal),
+    played from `start` (a FEN: where the game sets its position up from one; None: the usual
+    start). GameError for a start the game cannot set up."""
+    if start is None:
+        game = new_game(setup.game, setup.width, setup.height, **setup.rules)
+    else:
+        game = game_class(setup.game)(setup.width, setup.height, **setup.rules, fen=start)
     for move in opening:
         game.play(move)
     return game
@@ -124,25 +153,27 @@ class _Forfeit(Exception):
 
 def play_game(setup: GameSetup, black: EngineSpec, white: EngineSpec,
               opening: Sequence[int] = (), *, margin: float = 0.5,
-              max_plies: int | None = None) -> GameRecord:
+              max_plies: int | None = None, start: str | None = None) -> GameRecord:
     """Referee one game from the `opening` moves (played by the referee, told to the engines
-    with the first move they are asked for). `max_plies` bounds the game's length (default:
-    the game's `max_length`, four plies a point). SetupRefused, after both engines are ended,
-    when one refuses the settings."""
-    game = new_position(setup, opening)
+    with the first move they are asked for), themselves from `start` (a FEN; None: the usual
+    start). `max_plies` bounds the game's length (default: the game's `max_length`, four plies
+    a point). SetupRefused, after both engines are ended, when one refuses the settings."""
+    game = new_position(setup, opening, start)
     limit = max_plies if max_plies is not None else game.max_length
     specs = {BLACK: black, WHITE: white}
     adapters = {color: open_engine(spec, setup) for color, spec in specs.items()}
     clocks = {color: Clock(setup.time_control, margin) for color in specs}
     failed: set[int] = set()
     exit_status: dict[int, int | None] = {BLACK: None, WHITE: None}
+    seconds: dict[int, float] = {}
+    notes: dict[int, str] = {}
     try:
         try:
             for color, adapter in adapters.items():
                 if not clocks[color].charge_setup(_run(color, adapter.start)):
                     raise _Forfeit(color, Reason.TIME, f"{adapter.name} used "
                                    f"{clocks[color].used:.2f} s to start")
-            reason, detail = _play(game, adapters, clocks, limit)
+            reason, detail = _play(game, adapters, clocks, limit, seconds, notes)
             winner = game.winner() if reason is not Reason.MOVE_LIMIT else _adjudicate(game)
             assert winner is not None
         except _Forfeit as forfeit:
@@ -158,13 +189,13 @@ def play_game(setup: GameSetup, black: EngineSpec, white: EngineSpec,
                 except OSError:
                     adapter.kill()
     return GameRecord(game, black.name, white.name, winner, reason,
-                      _result(game, winner, reason), detail, len(opening),
+                      _result(setup, game, winner, reason), detail, len(opening),
                       {c: clocks[c].used for c in clocks}, {c: clocks[c].slowest for c in clocks},
-                      exit_status)
+                      exit_status, seconds, notes)
 
 
 def _play(game: Game, adapters: dict[int, EngineAdapter], clocks: dict[int, Clock],
-          limit: int) -> tuple[Reason, str]:
+          limit: int, seconds: dict[int, float], notes: dict[int, str]) -> tuple[Reason, str]:
     """Play the game to its end by the rules or the move limit (a `_Forfeit` otherwise)."""
     while not game.is_over():
         if len(game.moves) >= limit:
@@ -174,7 +205,10 @@ def _play(game: Game, adapters: dict[int, EngineAdapter], clocks: dict[int, Cloc
             game.play(game.pass_move)  # forced: the side is not asked
             continue
         adapter, clock = adapters[color], clocks[color]
-        answer = _run(color, adapter.genmove, game, clock)
+        answer = _run(color, adapter.genmove, game, clock, clocks[-color])
+        seconds[len(game.moves)] = answer.seconds
+        if answer.note:
+            notes[len(game.moves)] = answer.note
         if not clock.charge(answer.seconds):
             raise _Forfeit(color, Reason.TIME, f"{adapter.name} took {answer.seconds:.2f} s "
                            f"for move {len(game.moves) + 1} ({clock.control}, margin "
@@ -206,8 +240,10 @@ def _adjudicate(game: Game) -> int:
     return game.stopped_winner()
 
 
-def _result(game: Game, winner: int, reason: Reason) -> str:
-    """SGF's RE of a finished game."""
+def _result(setup: GameSetup, game: Game, winner: int, reason: Reason) -> str:
+    """SGF's RE of a finished game, or PGN's result for a game recorded in PGN."""
+    if games_suffix(setup.game) == PGN_SUFFIX:
+        return pgn_result(winner)
     return sgf_result(game, winner, _FORFEIT_SUFFIX.get(reason, ""))
 
 
