@@ -44,7 +44,7 @@ def chess_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-# -- transcripts ---------------------------------------------------------------------------------
+# -- transcripts -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Step:
     """One line to send (None: none, at the end) and the answers it expects: ("=", text),
@@ -220,7 +220,7 @@ def test_transcripts_parse() -> None:
             step_pattern(step, {"model": "m"})  # every pattern compiles
 
 
-# -- python-chess ------------------------------------------------------------------------------------
+# -- python-chess ----------------------------------------------------------------------------------
 @pytest.fixture
 def engine(chess_model: Path) -> Iterator[object]:
     chess_engine = pytest.importorskip("chess.engine")
@@ -255,7 +255,7 @@ def test_python_chess_plays_ponders_and_analyses(engine: object) -> None:
         assert isinstance(info["wdl"], chess.engine.PovWdl)
     with engine.analysis(board) as analysis:
         started = time.monotonic()
-        for info in analysis:
+        for _ in analysis:
             if time.monotonic() - started > 1.5:
                 break
         analysis.stop()
@@ -277,7 +277,7 @@ def test_python_chess_mate_in_one_is_played_at_once(engine: object) -> None:
     assert time.monotonic() - started < 2.0
 
 
-# -- the session in the process ---------------------------------------------------------------------
+# -- the session in the process --------------------------------------------------------------------
 def collect(session_args: list[str]) -> tuple[UciSession, Callable[[float], list[str]]]:
     """A session and a reader of what it said within a time (seconds)."""
     answers: queue.Queue[str] = queue.Queue()

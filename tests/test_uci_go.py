@@ -19,13 +19,17 @@ from saz.protocol.uci_info import centipawns, mate_moves, score_text, wdl_text
 BIG = 1 << 62
 
 
-def control(words: str, white: bool = True) -> object:
-    return time_control(parse_go(words.split()), white=white, until_stopped_visits=BIG,
+def words(text: str) -> list[str]:
+    return text.split()
+
+
+def control(text: str, white: bool = True) -> object:
+    return time_control(parse_go(words(text)), white=white, until_stopped_visits=BIG,
                         default=NoTimeLimit())
 
 
 def test_cutechess_go() -> None:
-    go = parse_go("wtime 60000 btime 59000 winc 100 binc 200".split())
+    go = parse_go(words("wtime 60000 btime 59000 winc 100 binc 200"))
     assert go == GoParams(wtime=60000, btime=59000, winc=100, binc=200)
     assert not go.problems and not go.until_stopped
     assert go.clock(True) == (60000, 100) and go.clock(False) == (59000, 200)
@@ -33,37 +37,37 @@ def test_cutechess_go() -> None:
 
 def test_python_chess_go_every_keyword() -> None:
     # The order python-chess's _go writes them in.
-    go = parse_go("ponder wtime 1000 btime 2000 winc 10 binc 20 movestogo 5 depth 7 nodes 800 "
-                  "mate 3 movetime 500 infinite searchmoves e2e4 d2d4".split())
+    go = parse_go(words("ponder wtime 1000 btime 2000 winc 10 binc 20 movestogo 5 depth 7 "
+                        "nodes 800 mate 3 movetime 500 infinite searchmoves e2e4 d2d4"))
     assert go == GoParams(1000, 2000, 10, 20, 5, 500, 800, 7, 3, True, True, ("e2e4", "d2d4"))
 
 
 def test_searchmoves_anywhere() -> None:
-    go = parse_go("searchmoves e2e4 g1f3 movetime 100".split())
+    go = parse_go(words("searchmoves e2e4 g1f3 movetime 100"))
     assert go.searchmoves == ("e2e4", "g1f3") and go.movetime == 100
 
 
-@pytest.mark.parametrize("words, problem", [
+@pytest.mark.parametrize("text, problem", [
     ("wtime", "go wtime needs a whole number"),
     ("wtime abc btime 10", "go wtime needs a whole number, got 'abc'"),
     ("nodes -5", "go nodes needs a whole number, got '-5'"),
-    ("depth ９", "go depth needs a whole number"),
+    ("depth \uff19", "go depth needs a whole number"),
     ("movetime " + "9" * 5000, "go movetime needs a whole number"),
     ("fast", "go: unknown word 'fast' ignored"),
     ("depth 0", "go depth 0 means nothing"),
 ])
-def test_bad_words_are_problems_not_errors(words: str, problem: str) -> None:
-    go = parse_go(words.split())
+def test_bad_words_are_problems_not_errors(text: str, problem: str) -> None:
+    go = parse_go(words(text))
     assert any(p.startswith(problem) for p in go.problems), go.problems
 
 
 def test_a_bad_number_does_not_swallow_the_next_keyword() -> None:
-    go = parse_go("wtime btime 500".split())
+    go = parse_go(words("wtime btime 500"))
     assert go.wtime is None and go.btime == 500
 
 
 def test_negative_clock_is_kept() -> None:
-    assert parse_go("wtime -20 btime 100".split()).wtime == -20
+    assert parse_go(words("wtime -20 btime 100")).wtime == -20
 
 
 def test_controls() -> None:
