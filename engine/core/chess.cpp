@@ -323,6 +323,7 @@ class ChessPosition final : public Position {
 
   int num_empty() const override { return num_points() - popcount(colors_[0] | colors_[1]); }
 
+  int max_moves() const override { return kMaxMoves; }
   int policy_size() const override { return num_points() * num_points() + 9 * width_; }
   int32_t policy_index(int32_t move) const override {
     const int p = num_points();

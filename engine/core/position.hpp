@@ -165,6 +165,9 @@ class Position {
   // a point game's policy is over its nodes and a move is its own index; chess's is over
   // (from, to) pairs and underpromotions, with the board flipped for Black.
   virtual int policy_size() const { return num_nodes(); }
+  // The most legal moves a position can have (what the tree reserves for a leaf's edges): one
+  // a node for a point game; chess's 218 are more than its 65 nodes.
+  virtual int max_moves() const { return num_nodes(); }
   virtual int32_t policy_index(int32_t move) const { return move; }
 
   // Leaves `depth` plies below (restored before returning), `plays` counting the moves actually

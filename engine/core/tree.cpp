@@ -350,7 +350,7 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
         if (i < nd->tried) {
           child = edges_[edge_at].child;
         } else {
-          if (!room_for_leaf(pos.num_nodes())) {
+          if (!room_for_leaf(pos.max_moves())) {
             full_ = true;
             break;
           }
