@@ -103,6 +103,8 @@ MAX_MOVE_OVERHEAD_MS = 60_000
 DEFAULT_MOVE_OVERHEAD_MS = round(TimePolicy().margin.latency * 1000)
 #: The most digits a number in a command may have.
 MAX_DIGITS = 18
+#: The longest `info string` message: what is wrong with a line, not all of it.
+MAX_MESSAGE = 400
 #: What `string` options show and take for "the default" (Stockfish's spelling).
 EMPTY = "<empty>"
 
@@ -254,8 +256,12 @@ class UciSession:
             self._raw_write(line)
 
     def tell(self, message: str) -> None:
-        """`info string MESSAGE`: how problems with the input are reported."""
-        self.write(f"info string {message}")
+        """`info string MESSAGE`: how problems with the input are reported (control characters
+        escaped, so that the message stays one line; cut at `MAX_MESSAGE` characters)."""
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+        if len(text) > MAX_MESSAGE:
+            text = text[:MAX_MESSAGE] + "..."
+        self.write(f"info string {text}")
 
     # -- input --------------------------------------------------------------------------------
     def handle(self, line: str, arrived: float | None = None) -> None:
@@ -264,6 +270,8 @@ class UciSession:
             return
         arrived = time.monotonic() if arrived is None else arrived
         words = line.split()
+        if not words:
+            return
         skipped = 0
         while skipped < len(words) and words[skipped] not in self._commands:
             skipped += 1
