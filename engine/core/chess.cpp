@@ -288,7 +288,9 @@ class ChessPosition final : public Position {
   }
 
   void switch_turn() override {
-    // A null move: the other side moves, with no en passant capture (it was this side's).
+    // A null move: the other side moves, with no en passant capture (it was this side's). Not
+    // out of check: the other side would take the king.
+    if (checkers()) throw GameError("the side to move is in check: the turn cannot pass");
     if (ep_ >= 0) hash_ ^= kKeys.ep[ep_ & 7];
     ep_ = -1;
     side_ ^= 1;
@@ -595,7 +597,7 @@ class ChessPosition final : public Position {
     const uint64_t check = attackers(ksq, them, occ);
     // King steps: onto squares no enemy attacks once the king has left its square.
     {
-      uint64_t to = g_->king[ksq] & ~own;
+      uint64_t to = g_->king[ksq] & ~own & ~pieces_[KING];
       const uint64_t occ_k = occ ^ bit(ksq);
       while (to) {
         const int t = pop_lsb(to);
@@ -603,7 +605,7 @@ class ChessPosition final : public Position {
       }
     }
     if (check & (check - 1)) return;  // double check: only the king moves
-    uint64_t target = g_->board & ~own;
+    uint64_t target = g_->board & ~own & ~pieces_[KING];  // no king is ever taken
     if (check) target &= g_->between[ksq][lsb(check)] | check;
     // Pinned pieces: own pieces alone between the king and an enemy slider.
     uint64_t pinned = 0;

@@ -87,7 +87,7 @@ class Position {
   virtual uint64_t hash() const = 0;
   // Moves played since the start position (the history `undo` walks back).
   virtual int ply() const = 0;
-  // Stones per point into out[num_points]: BLACK, WHITE or EMPTY.
+  // Stones per point into out[num_points]: BLACK, WHITE or EMPTY (chess: colour * piece type).
   virtual void board(int8_t* out) const = 0;
 
   // The moves the side to move may choose from, ascending (empty once the game is over).
