@@ -19,7 +19,7 @@ from saz.engine.games import BLACK, DRAW, WHITE
 from saz.engine.games.chess import Chess
 from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused, uci_variant
 from saz.tools.match.match import main, read_opening_file, schedule
-from saz.tools.match.pgn import PgnOpening
+from saz.tools.match.pgn import PgnOpening, pgn_result, read_pgn_games
 from saz.tools.match.records import MatchRecord
 from saz.tools.match.referee import Reason, play_game
 from saz.tools.match.time_control import MatchTimeControl
@@ -29,6 +29,7 @@ DATA = Path(__file__).parent / "data"
 SAZ_UCI = f"{sys.executable} -m saz.engine.cli uci"
 CHESS = GameSetup("chess", 8, 8, MatchTimeControl.parse("move=5"), {"variant": None})
 STOCKFISH = shutil.which("stockfish", path="/usr/games:/usr/bin")
+FAIRY = shutil.which("fairy-stockfish", path="/usr/games:/usr/bin")
 #: Fool's mate, by colour.
 FOOL = {WHITE: ("f2f3", "g2g4"), BLACK: ("e7e5", "d8h4")}
 
@@ -259,10 +260,35 @@ def test_a_short_match_against_stockfish(tmp_path: Path) -> None:
     out = tmp_path / "m"
     status = main(["--game", "chess", "--games", "2", "--tc", "2+0.05", "--max-plies", "40",
                    "--out", str(out), "--engine", f"random={SAZ_UCI} --player random",
-                   "--engine", f"sf={STOCKFISH}", "--option", "sf:Skill Level=0",
-                   "--option", "sf:Threads=1"], stdout=io.StringIO())
+                   "--engine", f"sf={STOCKFISH}", "--option", "sf:UCI_LimitStrength=true",
+                   "--option", "sf:UCI_Elo=1350", "--option", "sf:Threads=1"],
+                  stdout=io.StringIO())
     assert status == 0
     summary = json.loads(MatchRecord.of(out).summary.read_text())
     assert all(g["reason"] not in ("time", "illegal", "crash") for g in summary["games"]), \
         summary["games"]
+    assert summary["options"]["sf"] == {"UCI_LimitStrength": "true", "UCI_Elo": "1350",
+                                        "Threads": "1"}
     assert len(read_pgn(MatchRecord.of(out, ".pgn").games)) == 2
+
+
+@pytest.mark.skipif(FAIRY is None, reason="Fairy-Stockfish is not installed")
+def test_a_gardner_match_against_fairy_stockfish(tmp_path: Path) -> None:
+    """Gardner 5x5: Fairy-Stockfish is set to the variant, and the record names it; our own
+    PGN reader replays each game (python-chess has no 5x5 board)."""
+    out = tmp_path / "m"
+    status = main(["--game", "chess", "--size", "5", "--games", "2", "--tc", "2+0.05",
+                   "--max-plies", "40", "--out", str(out),
+                   "--engine", f"random={SAZ_UCI} --player random",
+                   "--engine", f"fsf={FAIRY}", "--option", "fsf:Skill Level=0"],
+                  stdout=io.StringIO())
+    assert status == 0
+    summary = json.loads(MatchRecord.of(out).summary.read_text())
+    assert all(g["reason"] not in ("time", "illegal", "crash") for g in summary["games"]), \
+        summary["games"]
+    text = MatchRecord.of(out, ".pgn").games.read_text()
+    assert text.count('[Variant "gardner"]') == 2
+    replayed = read_pgn_games(text, lambda fen: Chess(5, fen=fen))
+    assert [len(g.moves) for g in replayed] == [g["moves"] for g in summary["games"]]
+    assert [pgn_result(g.winner()) if g.is_over() else "1/2-1/2" for g in replayed] == \
+        [g["result"] for g in summary["games"]]

@@ -24,10 +24,10 @@ The game object is the engine's chess position (`engine/games`): it names a move
 (`uci`, `parse_uci`), writes its FEN (`fen`) and says when the side to move is in check
 (`in_check`); `ChessNotation` is that interface, and a game offers it or not.
 
-Reading: `read_pgn_openings` takes each game of a PGN file (its FEN tag, its main line in SAN,
-comments, variations and annotations left out) and `read_epd_openings` each line of an EPD file
-(the four FEN fields, then either the two counters or the `hmvc`/`fmvn` operations), as the
-start positions of a match's games.
+Reading: `read_pgn_games` replays each game of a PGN file (its FEN tag, its main line in SAN;
+comments, variations and annotations left out), `read_pgn_openings` takes each as an opening,
+and `read_epd_openings` each line of an EPD file (the four FEN fields, then either the two
+counters or the `hmvc`/`fmvn` operations), as the start positions of a match's games.
 
 This module imports no torch.
 """
@@ -344,11 +344,11 @@ def san_tokens(movetext: str) -> list[str]:
     return moves
 
 
-def read_pgn_openings(text: str, new_game: Callable[[str | None], Game]) -> list[PgnOpening]:
-    """Every game of a PGN text as an opening: `new_game(fen)` makes its start (the FEN tag;
-    None without one), on which its main line's moves are played. GameError naming the game and
-    move that cannot be read, or a game the opening ends."""
-    openings = []
+def read_pgn_games(text: str, new_game: Callable[[str | None], Game]) -> list[Game]:
+    """Every game of a PGN text replayed: `new_game(fen)` makes its start (the FEN tag; None
+    without one), on which its main line's moves are played. GameError naming the game and
+    move that cannot be read."""
+    games = []
     for number, (tags, movetext) in enumerate(split_pgn(text), 1):
         fen = tags.get("FEN") if tags.get("SetUp", "1") != "0" else None
         try:
@@ -360,9 +360,21 @@ def read_pgn_openings(text: str, new_game: Callable[[str | None], Game]) -> list
                 game.play(parse_san(game, token))
             except GameError as exc:
                 raise GameError(f"game {number}: {token}: {exc}") from None
+        games.append(game)
+    return games
+
+
+def read_pgn_openings(text: str, new_game: Callable[[str | None], Game]) -> list[PgnOpening]:
+    """Every game of a PGN text as an opening (`read_pgn_games`): the FEN it starts from and
+    its moves. GameError as there, or naming a game the opening ends."""
+    openings = []
+    for number, game in enumerate(read_pgn_games(text, new_game), 1):
         if game.is_over():
             raise GameError(f"game {number}: the opening ends the game")
-        openings.append(PgnOpening(fen, tuple(game.moves)))
+        start = start_of(game)
+        fen = notation(start).fen()
+        usual = notation(new_game(None)).fen()
+        openings.append(PgnOpening(None if fen == usual else fen, tuple(game.moves)))
     return openings
 
 
@@ -411,6 +423,6 @@ def read_epd_openings(lines: Sequence[str], new_game: Callable[[str | None], Gam
 __all__ = [
     "BLACK_WINS", "DRAWN", "SEVEN_TAGS", "UNFINISHED", "WHITE_WINS", "ChessNotation",
     "PgnOpening", "epd_fen", "format_pgn", "notation", "parse_san", "pgn_result",
-    "read_epd_openings", "read_pgn_openings", "san", "san_tokens", "sans", "split_pgn",
-    "start_of",
+    "read_epd_openings", "read_pgn_games", "read_pgn_openings", "san", "san_tokens", "sans",
+    "split_pgn", "start_of",
 ]
