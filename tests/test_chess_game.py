@@ -106,4 +106,5 @@ def test_lengths_and_text() -> None:
     assert Chess().with_rules(variant="chess").fen() == Chess().fen()
     with pytest.raises(GameError):
         Chess().with_rules(variant="gardner")
-    assert Chess.graph_tables is not None
+    tables = Chess.graph_tables(6, 6)
+    assert tables is not None and tables["promo"].shape == (3 * 6, 2)
