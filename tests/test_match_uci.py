@@ -22,6 +22,7 @@ from saz.tools.match.match import main, read_opening_file, schedule
 from saz.tools.match.pgn import PgnOpening, pgn_result, read_pgn_games
 from saz.tools.match.records import MatchRecord
 from saz.tools.match.referee import Reason, play_game
+from saz.tools.match.strength import read_record
 from saz.tools.match.time_control import MatchTimeControl
 
 FAKE = Path(__file__).parent / "fakes" / "fake_uci.py"
@@ -269,6 +270,9 @@ def test_a_short_match_against_stockfish(tmp_path: Path) -> None:
         summary["games"]
     assert summary["options"]["sf"] == {"UCI_LimitStrength": "true", "UCI_Elo": "1350",
                                         "Threads": "1"}
+    row = read_record(out)  # a model card's row says at what strength Stockfish played
+    assert row.opponent_command == f"{STOCKFISH} (UCI_LimitStrength=true, UCI_Elo=1350, " \
+                                   "Threads=1)"
     assert len(read_pgn(MatchRecord.of(out, ".pgn").games)) == 2
 
 

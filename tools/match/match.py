@@ -501,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
                                           "the board's)")
     parser.add_argument("--max-plies", type=int, metavar="N",
                         help="adjudicate a game after N moves: Go by the area score, else a "
-                             "draw (default 4 per point)")
+                             "draw (default 4 per point, chess 8 per square)")
     parser.add_argument("--sprt", metavar="ELO0,ELO1",
                         help="test elo=ELO0 against elo=ELO1 (the first engine's), stopping "
                              "when decided")

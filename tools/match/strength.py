@@ -112,9 +112,12 @@ class StrengthRow:
             totals = summary["totals"][engine]
             elo_text = elo["text"] if engine == first else str(estimate(
                 Record(totals["wins"], totals["draws"], totals["losses"])))
+            options = summary.get("options", {})
             return cls(
-                engine=engine, engine_command=summary["engines"][engine],
-                opponent=opponent, opponent_command=summary["engines"][opponent],
+                engine=engine, engine_command=_with_options(summary["engines"][engine],
+                                                            options.get(engine, {})),
+                opponent=opponent, opponent_command=_with_options(summary["engines"][opponent],
+                                                                  options.get(opponent, {})),
                 game=settings["game"], board=f"{settings['width']}x{settings['height']}",
                 games=totals["wins"] + totals["losses"] + totals["draws"],
                 wins=totals["wins"], losses=totals["losses"], draws=totals["draws"],
@@ -138,6 +141,14 @@ class StrengthRow:
     def to_dict(self) -> dict[str, Any]:
         """The row as the card stores it."""
         return asdict(self)
+
+
+def _with_options(command: str, options: Mapping[str, str]) -> str:
+    """An engine's command with the UCI options the match set (`Skill Level=0`), which are
+    as much its strength as its arguments."""
+    if not options:
+        return command
+    return f"{command} ({', '.join(f'{name}={value}' for name, value in options.items())})"
 
 
 def record_name(record: str | PurePath) -> str:
