@@ -343,3 +343,32 @@ def test_play_on_after_a_claimable_draw() -> None:
     lines = said(1.0)
     assert lines[-1].startswith("bestmove ") and lines[-1] != "bestmove (none)"
     session.handle("quit")
+
+
+def test_options_reach_the_engine() -> None:
+    session, said = collect(["--player", "random"])
+    for line in ("setoption name Hash value 16", "setoption name multipv value 3",
+                 "setoption name Move Overhead value 250",
+                 "setoption name UCI_Variant value gardner",
+                 "setoption name UCI_ShowWDL value false", "setoption name Ponder value true"):
+        session.handle(line)
+    assert said(0.05) == []
+    assert session.engine.config.search.max_tree_bytes == 16 << 20
+    assert session.multipv == 3 and session.ponder and not session.show_wdl
+    assert session.engine.clock.policy.margin.latency == 0.25
+    assert (session.engine.game.width, session.engine.game.height) == (5, 5)
+    session.handle("uci")
+    options = said(0.05)
+    assert "option name Hash type spin default 16 min 1 max 1048576" in options
+    assert ("option name UCI_Variant type combo default gardner var chess var gardner "
+            "var losalamos") in options
+    session.handle("quit")
+
+
+def test_starting_imports_neither_torch_nor_onnxruntime() -> None:
+    code = ("import sys; from saz.protocol.uci import session_from_args; "
+            "session_from_args(['--player', 'random'], print); "
+            "print(sorted(m for m in ('torch', 'onnxruntime') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
