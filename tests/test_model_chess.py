@@ -227,3 +227,133 @@ def test_training_on_masked_targets_has_finite_gradients() -> None:
     loss.backward()
     assert torch.isfinite(loss)
     assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in net.parameters())
+
+
+# -- the network of the real chess graph, its growth, its export -----------------------------------
+def test_the_game_picks_the_moves_network_and_its_relations() -> None:
+    from saz.engine.games import game_class
+    from saz.engine.graph import layout
+    from saz.tools.train.model import net_config_for, relations_of
+
+    chess = game_class("chess")
+    config = net_config_for(chess, hidden=16, layers=2)
+    assert (config.kind, config.relations, config.num_features) == (
+        "moves", RELATIONS, chess.num_features())
+    for size in (5, 6, 8):  # the engine's tables are the ones the tests above use
+        lay = layout(size, size, chess)
+        for name, table in zip(("nbr", "hub", "promo"), tables(size, size), strict=True):
+            assert lay.table(name).shape == table.shape
+        assert relations_of(lay.nbr, lay.num_points) == RELATIONS
+    for lattice in ("go", "gomoku", "othello"):
+        assert net_config_for(game_class(lattice), hidden=16).kind == "lattice"
+    with pytest.raises(ValueError, match="kind and relations come from the game"):
+        net_config_for(chess, kind="lattice")
+
+
+def test_a_deepened_or_widened_moves_network_computes_what_it_was() -> None:
+    from dataclasses import replace
+
+    from saz.tools.train.model import deepen, widen_inputs
+
+    trained = moves_net(seed=8, layers=2)
+    rng = np.random.default_rng(8)
+    x = random_x(rng, 2, 6, 6)
+    want = run(trained, x, 6, 6)
+    grown = build_net(replace(trained.config, layers=4))
+    grown.load_state_dict(deepen(trained.state_dict(), trained.config, grown.state_dict(),
+                                 grown.config))
+    for got, w in zip(run(grown.eval(), x, 6, 6), want, strict=True):
+        np.testing.assert_allclose(got, w, atol=1e-5)
+    state, config = widen_inputs(trained.state_dict(), trained.config, FEATURES + 2)
+    widened = build_net(config)
+    widened.load_state_dict(state)
+    wide = np.concatenate([x, rng.random((2, x.shape[1], 2)).astype(np.float32)], axis=2)
+    for got, w in zip(run(widened.eval(), wide, 6, 6), want, strict=True):
+        np.testing.assert_allclose(got, w, atol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def chess_model(tmp_path_factory: pytest.TempPathFactory):
+    """A small random chess network exported through `saz export` itself."""
+    from saz.engine.games import game_class
+    from saz.tools.train.checkpoint import Checkpoint, save_checkpoint
+    from saz.tools.train.export import main as export_main
+    from saz.tools.train.model import net_config_for
+
+    folder = tmp_path_factory.mktemp("model-chess")
+    chess = game_class("chess")
+    torch.manual_seed(0)
+    net = build_net(net_config_for(chess, hidden=16, layers=2))
+    with torch.no_grad():
+        for norm in net.norms:
+            norm.weight.uniform_(0.5, 1.5)
+    checkpoint = Checkpoint.of(net.eval(), chess, {}, training={"command": "test"})
+    save_checkpoint(checkpoint, folder / "checkpoint.pt")
+    path = folder / "chess.onnx"
+    assert export_main([str(folder / "checkpoint.pt"), "--out", str(path)]) == 0
+    return path, net
+
+
+@pytest.mark.parametrize("size", [5, 6, 8])
+def test_onnx_chess_matches_torch_on_every_board(chess_model, size: int) -> None:
+    """The exported chess network through the engine's Evaluator agrees with torch on every
+    output at every board of the family, masks too, and its priors cover the legal moves."""
+    from saz.engine.evaluator import Evaluator
+    from saz.engine.games import new_game
+    from saz.engine.graph import layout_of
+
+    path, net = chess_model
+    evaluator = Evaluator(path, device="cpu")
+    assert evaluator.card.inputs == ("x", "nbr", "hub", "promo", "mask")
+    assert evaluator.card.outputs == ("log_policy", "value", "wdl") and evaluator.has_wdl
+    game = new_game("chess", size)
+    lay = layout_of(game)
+    rng = np.random.default_rng(size)
+    x = random_x(rng, 4, size, size)[:, :, :evaluator.num_features]
+    masks = rng.random((4, lay.num_nodes)) < 0.8
+    for batch_masks in (None, masks):
+        heads = evaluator.run_heads(x, lay, batch_masks)
+        kept = np.ones(x.shape[:2], np.float32) if batch_masks is None else masks.astype(
+            np.float32)
+        with torch.inference_mode():
+            want = net(torch.from_numpy(x), *(torch.tensor(lay.table(n)) for n in net.TABLES),
+                       torch.from_numpy(kept))
+        for got, w in zip((heads.log_policy, heads.value, heads.wdl), want, strict=True):
+            np.testing.assert_allclose(got, w.numpy(), atol=1e-5, rtol=1e-5)
+    priors, values = evaluator.evaluate([game])
+    assert len(priors[0]) == len(game.legal_moves()) and abs(priors[0].sum() - 1) < 1e-5
+    assert -1 <= values[0] <= 1
+
+
+def test_the_chess_export_has_no_scatter_and_dynamic_sizes(chess_model) -> None:
+    import onnx
+
+    path, _ = chess_model
+    model = onnx.load(str(path))
+    assert not {n.op_type for n in model.graph.node} & {"ScatterElements", "ScatterND",
+                                                        "Scatter"}
+    dims = {i.name: [d.dim_param or d.dim_value for d in i.type.tensor_type.shape.dim]
+            for i in model.graph.input}
+    assert dims["x"][:2] == ["batch", "nodes"] and all(isinstance(d, str) for d in dims["nbr"])
+
+
+def test_the_torch_runtime_runs_the_chess_network_as_onnxruntime(chess_model,
+                                                                 tmp_path) -> None:
+    import shutil
+
+    from saz.engine.evaluator import Evaluator
+    from saz.engine.graph import layout
+    from saz.engine.games import game_class
+    from saz.tools.train.torch_evaluator import TorchEvaluator, weights_path
+
+    path, _ = chess_model
+    model = tmp_path / "chess.onnx"
+    for source, target in ((path, model), (path.with_suffix(".json"), model.with_suffix(".json")),
+                           (path.parent / "checkpoint.pt", weights_path(model))):
+        shutil.copyfile(source, target)
+    lay = layout(5, 5, game_class("chess"))
+    x = random_x(np.random.default_rng(9), 3, 5, 5)[:, :, :game_class("chess").num_features()]
+    ours = TorchEvaluator(model, device="cpu").run(x, lay)
+    theirs = Evaluator(model, device="cpu").run(x, lay)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-5)

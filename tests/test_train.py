@@ -454,7 +454,7 @@ def test_the_learner_waits_for_its_minimum_of_positions() -> None:
 
 
 # -- configs ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("game", ["gomoku", "othello", "go"])
+@pytest.mark.parametrize("game", ["gomoku", "othello", "go", "chess"])
 def test_shipped_configs_load(game: str) -> None:
     config = TrainConfig.load(CONFIGS_DIR / f"{game}.toml")
     assert config.selfplay.sizes and config.replay.window > 0

@@ -193,7 +193,7 @@ def _moves_pairs(net: MovePolicyNet, evaluator: Evaluator, x: np.ndarray, lay: G
         raise RuntimeError("the exported model has lost the wdl head")
     kept = np.ones(x.shape[:2], np.float32) if masks is None else masks.astype(np.float32)
     with torch.inference_mode():
-        ref = net(torch.from_numpy(x), *(torch.from_numpy(lay.table(name)) for name in net.TABLES),
+        ref = net(torch.from_numpy(x), *(torch.tensor(lay.table(name)) for name in net.TABLES),
                   torch.from_numpy(kept))
     return [(ours, theirs.numpy()) for ours, theirs in
             zip((heads.log_policy, heads.value, heads.wdl), ref, strict=True)]

@@ -163,6 +163,8 @@ class Learner:
         self.device = torch_device(config.device)
         self.net = net.to(self.device)
         self.game = game
+        #: A moves network's graph tables per board size, on the device.
+        self._tables: dict[tuple[int, int], tuple[torch.Tensor, ...]] = {}
         self.config = config
         self.step = 0
         params = list(net.parameters())
@@ -229,8 +231,11 @@ class Learner:
         return self.net(*(t.to(self.device) if isinstance(t, torch.Tensor) else t for t in batch))
 
     def _forward_moves(self, net: MovePolicyNet, group: PositionBatch) -> MoveOutput:
-        lay = layout(group.width, group.height, self.game)
-        tables = [self._tensor(np.asarray(lay.table(name))) for name in net.TABLES]
+        tables = self._tables.get(group.size)
+        if tables is None:
+            lay = layout(group.width, group.height, self.game)
+            tables = self._tables[group.size] = tuple(
+                torch.tensor(lay.table(name), device=self.device) for name in net.TABLES)
         return net.predict(self._tensor(group.features()), *tables)
 
     def losses(self, groups: Sequence[PositionBatch],

@@ -25,6 +25,13 @@ board). They are trained for what they teach the shared layers, and the engine s
 Both accept a node mask (the subgraph sampling of the paper): a masked-out node sends no messages,
 takes no part in the policy softmax (its log-probability is `MASKED_LOG_PROB`) and is left out of
 the value mean. The extra node is always kept, whatever the mask says.
+
+A game whose moves join two squares (chess) has a graph of its own (`Game.graph_tables`: each
+square's lines and knight jumps as typed relations, and a `promo` table) and gets the other
+family, `MovePolicyNet`: the same GIN-style layers on relation-typed in-neighbours, a policy over
+moves (from-to pairs and underpromotions, bilinear in the squares' embeddings) and a win/draw/loss
+value. It is one scatter-free form for training and export. `net_config_for` picks the family
+from the game's graph, `build_net` builds it, `export_form` is what the exporter writes.
 """
 from __future__ import annotations
 
