@@ -211,14 +211,19 @@ def test_a_match_writes_a_pgn_python_chess_reads(tmp_path: Path) -> None:
 
 def test_a_match_from_an_epd_book_records_each_start(tmp_path: Path) -> None:
     out = tmp_path / "m"
-    status = main(["--game", "chess", "--games", "2", "--max-plies", "1", "--out", str(out),
+    stdout = io.StringIO()
+    status = main(["--game", "chess", "--games", "4", "--max-plies", "1", "--out", str(out),
                    "--openings", str(DATA / "chess-openings.epd"),
                    "--engine", f"a={fake_command('a7a6', 'a7a6')}",
-                   "--engine", f"b={fake_command('a7a6', 'a7a6')}"], stdout=io.StringIO())
+                   "--engine", f"b={fake_command('a7a6', 'a7a6')}"], stdout=stdout)
     assert status == 0
+    # White first on every line, Black to move at the start of games 3 and 4 or not.
+    assert "game 3/4: a (W) - b (B): 1/2-1/2 by move limit" in stdout.getvalue()
     games = read_pgn(MatchRecord.of(out, ".pgn").games)
     assert [g.headers.get("FEN") for g in games] == [
-        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"] * 2
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"] * 2 + [
+        "r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3"] * 2
+    assert games[2].headers["White"] == "a" and len(list(games[2].mainline_moves())) == 1
     summary = json.loads(MatchRecord.of(out).summary.read_text())
     assert summary["games"][0]["start"] == games[0].headers["FEN"]
 

@@ -250,7 +250,7 @@ class Standings:
 
 
 def game_line(number: int, total: int, game: GameRecord) -> str:
-    """One finished game, as printed: the side that moved first first."""
+    """One finished game, as printed: the side that moves first in the game first."""
     width = len(str(total))
     plies = len(game.game.moves)
     detail = f" ({game.detail})" if game.detail else ""
@@ -262,8 +262,9 @@ def game_line(number: int, total: int, game: GameRecord) -> str:
 
 
 def _first_mover(game: GameRecord) -> int:
-    colors = game.game.colors()
-    return colors[0] if colors else game.game.to_move
+    """The colour that moves first in the game's usual start (a set-up start may differ)."""
+    played = game.game
+    return type(played)(played.width, played.height).to_move
 
 
 def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings], None]
