@@ -173,7 +173,10 @@ def bench_evaluator(args: argparse.Namespace) -> int:
         model = args.model
         if model is None:
             model = Path(tmp) / f"{args.game}.onnx"
-            net = export_random_network(game, model, hidden=args.hidden, layers=args.layers)
+            random_net = export_random_network(game, model, hidden=args.hidden,
+                                               layers=args.layers)
+            # The torch comparison runs torch-geometric batches: the lattice network's form.
+            net = random_net if isinstance(random_net, PolicyValueNet) else None
 
         def open_evaluator() -> Evaluator:
             return Evaluator(model, device=args.device, threads=args.threads, game=args.game)
@@ -199,7 +202,7 @@ def bench_evaluator(args: argparse.Namespace) -> int:
         use_torch = net is not None and not args.no_torch
         noisy = False
         for width, height in args.sizes:
-            lay = layout(width, height)
+            lay = layout(width, height, game)
             for batch in args.batch:
                 x = rng.integers(0, 2, (batch, lay.num_nodes, evaluator.num_features)
                                  ).astype(np.float32)
