@@ -310,6 +310,25 @@ class Engine:
             if isinstance(search, MCTS):
                 search.options = replace(search.options, memory_limit=limit)
 
+    def set_tree_bytes(self, size: int) -> None:
+        """Let the search tree hold `size` bytes from the next search on (UCI's Hash;
+        ValueError if not positive), the network and its tree kept."""
+        options = replace(self.config.search, max_tree_bytes=size)  # ValueError if not > 0
+        self.halt()
+        self.config = replace(self.config, search=options)
+        for search in self._searches.values():
+            if isinstance(search, MCTS):
+                search.options = replace(search.options, max_tree_bytes=size)
+
+    def tree_permille(self) -> int | None:
+        """How full the current game's tree is: its bytes per mille of its budget (UCI's
+        hashfull), at most 1000; None without a tree search (a reference player answers, or
+        the network has not loaded yet)."""
+        search = self._searches.get(self.game_name)
+        if not isinstance(search, MCTS) or search.tree_budget <= 0:
+            return None
+        return min(1000, round(1000 * search.tree_bytes / search.tree_budget))
+
     def set_threads(self, threads: int | None) -> None:
         """Evaluate the network with `threads` threads (None: the evaluator's default). A network
         already loaded reopens its session with them now, between moves, keeping the search

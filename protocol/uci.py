@@ -72,7 +72,7 @@ from saz.engine.search.clock import (
     TimeManager,
     TimePolicy,
 )
-from saz.engine.search.mcts import MCTS, SearchResult
+from saz.engine.search.mcts import SearchResult
 from saz.engine.search.options import add_search_arguments
 from saz.protocol.engine_options import add_engine_arguments, engine_config
 from saz.protocol.gomocup import About, fd_lines
@@ -148,29 +148,6 @@ def _cores() -> int:
     return max(1, cores or 1)
 
 
-# -- the engine ------------------------------------------------------------------------------------
-class UciEngine(Engine):
-    """The facade with what UCI asks beyond GTP and Gomocup: the tree's byte budget (Hash) set
-    between searches, and how full the tree is (hashfull)."""
-
-    def set_tree_bytes(self, size: int) -> None:
-        """Let the search tree hold `size` bytes from the next search on (ValueError if not
-        positive)."""
-        options = replace(self.config.search, max_tree_bytes=size)
-        self.halt()
-        self.config = replace(self.config, search=options)
-        for search in self._searches.values():
-            if isinstance(search, MCTS):
-                search.options = replace(search.options, max_tree_bytes=size)
-
-    def tree_permille(self) -> int | None:
-        """The current tree's bytes per mille of its budget; None without a tree search."""
-        search = self._searches.get(self.game_name)
-        if not isinstance(search, MCTS) or search.tree_budget <= 0:
-            return None
-        return min(1000, round(1000 * search.tree_bytes / search.tree_budget))
-
-
 # -- options ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Option:
@@ -219,12 +196,12 @@ class _Search:
 
 # -- the session -----------------------------------------------------------------------------------
 class UciSession:
-    """The protocol over a `UciEngine`: `handle` takes one input line; replies go to `write`
+    """The protocol over an `Engine`: `handle` takes one input line; replies go to `write`
     (one line each, thread-safe).
 
     One thread drives `handle` (`serve`'s loop, or a test); searches run on their own."""
 
-    def __init__(self, engine: UciEngine, write: Callable[[str], None], *,
+    def __init__(self, engine: Engine, write: Callable[[str], None], *,
                  about: About | None = None) -> None:
         if engine.game.info.engine_protocol != PROTOCOL:
             raise ValueError(f"UCI plays chess, not {engine.game_name}")
@@ -401,7 +378,7 @@ class UciSession:
         if path is not None and not path.is_file():
             raise UciError(f"no model file {_shown(text)}")
         old = self.engine
-        engine = UciEngine(replace(old.config, model=path), clock=old.clock)
+        engine = Engine(replace(old.config, model=path), clock=old.clock)
         engine.set_game(GAME, old.game.width, old.game.height, **old.rules)
         engine.replace_game(old.game)
         self.engine, self.model, self._warm = engine, text, None
@@ -709,9 +686,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def make_engine(config: EngineConfig, variant: str = GAME) -> UciEngine:
+def make_engine(config: EngineConfig, variant: str = GAME) -> Engine:
     """The engine of a UCI session, on `variant`'s board."""
-    engine = UciEngine(replace(config, game=GAME, ponder=False))
+    engine = Engine(replace(config, game=GAME, ponder=False))
     if variant != GAME:
         size = VARIANTS[variant][0]
         engine.set_game(GAME, size, size, variant=variant)

@@ -96,6 +96,26 @@ def test_missing_model_is_a_clear_error_and_the_game_goes_on(tmp_path: Path) -> 
     assert engine.game.moves == [12]
 
 
+def test_the_tree_budget_is_set_between_searches_and_its_fill_read(go_engine: Engine) -> None:
+    """UCI's Hash and hashfull, through the facade's public calls."""
+    go_engine.new_game(9)
+    assert go_engine.tree_permille() is None  # no network loaded yet, no tree
+    go_engine.set_tree_bytes(64 << 20)
+    assert go_engine.config.search.max_tree_bytes == 64 << 20
+    go_engine.think()
+    search = go_engine._searcher()
+    assert isinstance(search, MCTS) and search.tree_budget == 64 << 20
+    full = go_engine.tree_permille()
+    assert full is not None and 0 < full <= 1000
+    assert full == round(1000 * search.tree_bytes / search.tree_budget)
+    go_engine.set_tree_bytes(1 << 20)  # a loaded search takes the new budget at once
+    assert search.options.max_tree_bytes == 1 << 20
+    with pytest.raises(ValueError):
+        go_engine.set_tree_bytes(0)
+    assert go_engine.config.search.max_tree_bytes == 1 << 20
+    assert Engine(EngineConfig(game="chess", player="random")).tree_permille() is None
+
+
 def test_ponder_runs_until_the_next_command_and_is_reused(tiny_model) -> None:
     engine = Engine(EngineConfig(game="gomoku", model=tiny_model("gomoku").path, visits=30,
                                  ponder=True, search=SearchOptions(batch_size=4)))
