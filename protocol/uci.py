@@ -94,6 +94,11 @@ INFO_INTERVAL = 1.0
 WATCH_INTERVAL = 0.05
 #: Root visits of a search that only `stop` ends (go infinite, go ponder): no cap in practice.
 UNTIL_STOPPED_VISITS = 1 << 62
+#: Hash's default in MB (`--max-memory`'s under `saz uci`), a quarter of the other front-ends'
+#: 1 GB: a tournament manager runs several engines at once, and a chess tree takes about 350
+#: bytes a visit, so 256 MB holds some 750,000 visits, minutes of search on a CPU. A GUI
+#: raises it with the option.
+DEFAULT_HASH_MB = 256
 #: Bounds of the spin options.
 MAX_HASH_MB = 1 << 20
 MAX_THREADS = 1024
@@ -682,7 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, metavar="N",
                         help="seed the search's and the reference players' random choices")
     parser.add_argument("--verbose", action="store_true", help="log to stderr")
-    add_search_arguments(parser)
+    add_search_arguments(parser, max_memory=DEFAULT_HASH_MB << 20)
     return parser
 
 

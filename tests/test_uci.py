@@ -365,6 +365,22 @@ def test_options_reach_the_engine() -> None:
     session.handle("quit")
 
 
+def test_hash_defaults_to_256_mb_and_keeps_its_range() -> None:
+    """A tournament manager runs several engines on one machine: UCI's Hash is 256 MB unless
+    --max-memory or the option says otherwise."""
+    for args, default in (([], 256), (["--max-memory", "2G"], 2048)):
+        session, said = collect(["--player", "random", *args])
+        assert session.engine.config.search.max_tree_bytes == default << 20
+        session.handle("uci")
+        assert f"option name Hash type spin default {default} min 1 max 1048576" in said(0.05)
+        session.handle("setoption name Hash value 1048576")
+        session.handle("setoption name Hash value 1048577")
+        assert said(0.05) == ["info string setoption: Hash must be between 1 and 1048576, got "
+                              "1048577"]
+        assert session.engine.config.search.max_tree_bytes == 1 << 40
+        session.handle("quit")
+
+
 def test_starting_imports_neither_torch_nor_onnxruntime() -> None:
     code = ("import sys; from saz.protocol.uci import session_from_args; "
             "session_from_args(['--player', 'random'], print); "

@@ -147,8 +147,10 @@ class SearchOptions:
 
 
 # -- the front-ends' command line ------------------------------------------------------------------
-def add_search_arguments(parser: argparse.ArgumentParser) -> None:
-    """The search options `saz gtp` and `pbrain-saz` both take."""
+def add_search_arguments(parser: argparse.ArgumentParser, *,
+                         max_memory: int = SearchOptions.max_tree_bytes) -> None:
+    """The search options `saz gtp`, `pbrain-saz` and `saz uci` take; `max_memory` is
+    `--max-memory`'s default (`saz uci`'s is its Hash option's)."""
     parser.add_argument("--c-puct", type=float, default=SearchOptions.c_puct, metavar="C",
                         help="PUCT's exploration constant: higher spreads the visits over more "
                              f"moves (default {SearchOptions.c_puct})")
@@ -167,10 +169,11 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--search-threads", type=int, default=SearchOptions.search_threads,
                         metavar="N", help="batches the search keeps in flight, each on its own "
                                           "network thread (default 1; more can feed a GPU)")
-    parser.add_argument("--max-memory", type=parse_bytes, default=SearchOptions.max_tree_bytes,
+    parser.add_argument("--max-memory", type=parse_bytes, default=max_memory,
                         metavar="BYTES", help="the most memory the search tree may hold, e.g. "
-                                              "512M or 2G (default 1G); at it the search stops "
-                                              "growing the tree and answers from what it has")
+                                              f"512M or 2G (default {size_text(max_memory)}); "
+                                              "at it the search stops growing the tree and "
+                                              "answers from what it has")
     parser.add_argument("--eval-cache", type=_cache_bytes, default=SearchOptions.eval_cache_bytes,
                         metavar="BYTES", help="network answers kept by position, so that a "
                                               "position met again costs no network call, e.g. "
@@ -246,6 +249,15 @@ def parse_bytes(text: str) -> int:
     if size <= 0:
         raise argparse.ArgumentTypeError(f"invalid size {text!r}: must be positive")
     return size
+
+
+def size_text(size: int) -> str:
+    """A size in bytes as `parse_bytes` reads it, in the largest unit that divides it: 1G, 256M,
+    1000."""
+    for unit in ("T", "G", "M", "K"):
+        if size > 0 and size % _UNITS[unit] == 0:
+            return f"{size // _UNITS[unit]}{unit}"
+    return str(size)
 
 
 def _cache_bytes(text: str) -> int:
