@@ -270,6 +270,19 @@ class Engine:
         of milliseconds more than the rest, which a one-second byo-yomi cannot spare."""
         self._searcher().warm_up(self.game)
 
+    def model_path(self) -> Path | None:
+        """The network file the current game loads: the configured model, else the game's
+        shipped `models/<game>.onnx` (ModelError when there is none); None when a reference
+        player answers. Nothing is loaded or checked beyond that (the shipped model's path
+        imports the evaluator's module, and so onnxruntime)."""
+        if self.config.player is not None:
+            return None
+        if self.config.model is not None:
+            return self.config.model
+        from saz.engine.evaluator import default_model_path
+
+        return default_model_path(self.game_name)
+
     def stop(self) -> None:
         """End a running search (analysis, ponder, or a genmove in progress): thread-safe."""
         self._stop_request.set()
@@ -371,9 +384,10 @@ class Engine:
             search = PlayerSearch(make_player(self.config.player, self.config.search.seed))
             self._searches[self.game_name] = search
         if search is None:
-            from saz.engine.evaluator import Evaluator, default_model_path
+            from saz.engine.evaluator import Evaluator
 
-            path = self.config.model or default_model_path(self.game_name)
+            path = self.model_path()
+            assert path is not None  # a reference player answers above
             # The device is a str from the command line; Evaluator refuses an unknown one.
             evaluator = Evaluator(path, device=self.config.device,  # type: ignore[arg-type]  # it checks
                                   threads=self.config.threads, game=self.game_name)

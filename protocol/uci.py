@@ -5,7 +5,8 @@ It speaks UCI as Stefan Meyer-Kahlen's specification (April 2006) and Stockfish 
 
     uci                          id name, id author, the options, uciok
     isready                      readyok, at any time (during a search too); when idle, the
-                                 network is loaded and warmed up first
+                                 network is loaded and warmed up first, and while none can
+                                 load an info string says why instead (see below)
     setoption name N [value V]   see OPTIONS below; option names in any case
     ucinewgame                   a new game of the current variant
     position startpos|fen FEN [moves M...]
@@ -44,6 +45,14 @@ at once.
 
 The module imports neither torch nor onnxruntime: the network loads at the first `isready`
 (untimed) or else at the first search.
+
+**No network.** Without one nothing can be searched, so the failure comes before a game: a
+missing model file is an `info string` before `uciok`, and while the network cannot load
+(missing, corrupt, for another game) `isready` gets an `info string` saying why instead of
+`readyok`, until the Model option names one that loads. Tournament managers (fastchess,
+cutechess-cli) then stop at their first ping, where `bestmove (none)` to each `go` would forfeit
+game after game. A `go` sent regardless still answers `bestmove (none)`: `0000` is an illegal
+move to cutechess-cli and fastchess as well, and python-chess would take it for a null move.
 """
 from __future__ import annotations
 
@@ -225,6 +234,8 @@ class UciSession:
         self.model = "" if engine.config.model is None else str(engine.config.model)
         #: What the network was last warmed up for (model, variant); None: not loaded yet.
         self._warm: tuple[str, str] | None = None
+        #: The problems with the network already logged on stderr.
+        self._told: set[str] = set()
         self._set_overhead(self.move_overhead_ms)
         self._commands: dict[str, Callable[[list[str], float], None]] = {
             "uci": self._uci, "isready": self._isready, "setoption": self._setoption,
@@ -282,6 +293,9 @@ class UciSession:
         self.write(f"id author {self.about.author}")
         for option in self.options():
             self.write(option.line())
+        problem = self._missing_model()
+        if problem is not None:
+            self._no_network(problem)
         self.write("uciok")
 
     def options(self) -> list[Option]:
@@ -302,22 +316,52 @@ class UciSession:
         ]
 
     def _isready(self, args: list[str], arrived: float) -> None:
-        if not self._searching():
-            self._warm_up()
-        self.write("readyok")
+        """`readyok`, once the network has loaded (at once during a search). While no network
+        can load, the answer is an `info string` saying why and no `readyok`: a tournament
+        manager then stops at its first ping, before any game, where a `go` could only answer
+        `bestmove (none)` and forfeit every game one by one."""
+        if self._searching() or self._warm_up():
+            self.write("readyok")
 
-    def _warm_up(self) -> None:
-        """Load the network and run it once on this board, off the clock (errors: info
-        string, and the first `go` tries again)."""
+    def _warm_up(self) -> bool:
+        """Load the network and run it once on this board, off the clock. False when it cannot
+        be loaded (told as `info string`; the next `isready` or `go` tries again)."""
         key = (self.model, self.variant)
         if self._warm == key:
-            return
+            return True
         try:
             self.engine.load_network()
         except _refusals() as exc:
-            self.tell(f"the network cannot be loaded: {exc}")
-            return
+            self._no_network(str(exc), at_isready=True)
+            return False
         self._warm = key
+        self._told.clear()
+        return True
+
+    def _missing_model(self) -> str | None:
+        """What is missing for the network to load, as far as the file system tells without
+        loading it (the model file); None when it is there or a reference player answers."""
+        try:
+            path = self.engine.model_path()
+        except _refusals() as exc:  # no shipped model
+            return str(exc)
+        if path is not None and not path.is_file():
+            return f"{path}: model file not found"
+        return None
+
+    def _no_network(self, problem: str, *, at_isready: bool = False) -> None:
+        """Say that no network can search, why, and what mends it: as `info string` (the GUI's
+        log; cutechess and fastchess show it with their debug output) and, once per problem,
+        on stderr (a terminal and python-chess show it)."""
+        mend = "setoption name Model value PATH, or saz uci --model PATH"
+        if at_isready:
+            self.tell(f"isready: no readyok without a chess network: {problem}; {mend}")
+        else:
+            self.tell(f"no chess network: {problem}; isready waits for one: {mend}")
+        if problem not in self._told:
+            self._told.add(problem)
+            log.warning("no chess network: %s; isready is not answered until one loads (%s)",
+                        problem, mend)
 
     def _setoption(self, args: list[str], arrived: float) -> None:
         if not args or args[0] != "name":

@@ -116,6 +116,20 @@ def test_the_tree_budget_is_set_between_searches_and_its_fill_read(go_engine: En
     assert Engine(EngineConfig(game="chess", player="random")).tree_permille() is None
 
 
+def test_the_model_path_is_named_before_anything_loads(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from saz.engine import evaluator
+
+    given = tmp_path / "mine.onnx"
+    assert Engine(EngineConfig(game="chess", model=given)).model_path() == given
+    assert Engine(EngineConfig(game="chess", player="random")).model_path() is None
+    monkeypatch.setattr(evaluator, "MODELS_DIR", tmp_path)
+    with pytest.raises(ModelError, match="no shipped chess model"):
+        Engine(EngineConfig(game="chess")).model_path()
+    (tmp_path / "chess.onnx").write_bytes(b"")
+    assert Engine(EngineConfig(game="chess")).model_path() == tmp_path / "chess.onnx"
+
+
 def test_ponder_runs_until_the_next_command_and_is_reused(tiny_model) -> None:
     engine = Engine(EngineConfig(game="gomoku", model=tiny_model("gomoku").path, visits=30,
                                  ponder=True, search=SearchOptions(batch_size=4)))

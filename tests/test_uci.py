@@ -381,6 +381,99 @@ def test_hash_defaults_to_256_mb_and_keeps_its_range() -> None:
         session.handle("quit")
 
 
+def read_until(answers: queue.Queue[str | None], last: str, seconds: float) -> list[str]:
+    """The answers up to the first that starts with `last` (included), or all that came within
+    `seconds` if none did."""
+    lines: list[str] = []
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = answers.get(timeout=left)
+        except queue.Empty:
+            break
+        assert line is not None, f"the engine ended; answered {lines}"
+        lines.append(line)
+        if line.startswith(last):
+            break
+    return lines
+
+
+def test_no_model_is_said_at_uci_and_isready_waits_for_one(
+        chess_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a model (no --model, no shipped models/chess.onnx) a GUI hears it before a game:
+    an info string before uciok, and isready unanswered (a tournament manager stops at its
+    ping rather than forfeit every game with bestmove (none)) until the Model option mends it."""
+    from saz.engine import evaluator
+
+    monkeypatch.setattr(evaluator, "MODELS_DIR", tmp_path)  # no shipped chess model there
+    answers: queue.Queue[str | None] = queue.Queue()
+    session = session_from_args(["--visits", "5"], answers.put)
+    session.handle("uci")
+    lines = read_until(answers, "uciok", 5.0)
+    assert lines[-1] == "uciok"
+    assert lines[-2].startswith("info string no chess network: no shipped chess model: "
+                                f"{tmp_path / 'chess.onnx'} does not exist")
+    assert "setoption name Model value PATH" in lines[-2]
+    session.handle("isready")
+    lines = read_until(answers, "readyok", 1.0)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("info string isready: no readyok without a chess network: ")
+    session.handle("position startpos")
+    session.handle("go nodes 5")  # a GUI that goes on regardless: nothing to search with
+    assert read_until(answers, "bestmove", 5.0)[-1] == "bestmove (none)"
+    session.handle(f"setoption name Model value {chess_model}")
+    session.handle("isready")
+    assert read_until(answers, "readyok", 10.0) == ["readyok"]
+    session.handle("go nodes 5")
+    lines = read_until(answers, "bestmove", 10.0)
+    assert lines[-1].startswith("bestmove ") and lines[-1] != "bestmove (none)"
+    session.handle("quit")
+
+
+@pytest.mark.parametrize("spoilt", ["onnx", "card"])
+def test_a_corrupt_model_is_told_and_the_process_lives(chess_model: Path, tmp_path: Path,
+                                                       spoilt: str) -> None:
+    """A model file that is there but cannot load (its bytes or its card spoilt): uci says
+    nothing of it (nothing is loaded yet), isready tells why instead of readyok, and the
+    process answers on; the Model option mends it."""
+    import shutil
+
+    from saz.engine.model_card import card_path
+
+    corrupt = tmp_path / "corrupt.onnx"
+    shutil.copy(chess_model, corrupt)
+    shutil.copy(card_path(chess_model), card_path(corrupt))
+    if spoilt == "onnx":
+        corrupt.write_bytes(b"\x08\x07 not a network" * 50)
+    else:
+        card_path(corrupt).write_text("{ not json")
+    peer = Process(["--model", str(corrupt)])
+    try:
+        peer.send("uci")
+        lines = read_until(peer.answers, "uciok", 10.0)
+        assert lines[-1] == "uciok" and not any(line.startswith("info") for line in lines)
+        peer.send("isready")
+        lines = read_until(peer.answers, "readyok", 3.0)
+        assert len(lines) == 1, lines
+        assert lines[0].startswith("info string isready: no readyok without a chess network: "
+                                   f"{corrupt}: ")
+        peer.send("position startpos")
+        peer.send("go nodes 5")
+        lines = read_until(peer.answers, "bestmove", 5.0)
+        assert lines[0].startswith(f"info string go: {corrupt}: ")
+        assert lines[-1] == "bestmove (none)"
+        peer.send(f"setoption name Model value {chess_model}")
+        peer.send("isready")
+        assert read_until(peer.answers, "readyok", 10.0) == ["readyok"]
+        peer.send("quit")
+        assert peer.process.wait(timeout=10) == 0
+        assert peer.process.stderr is not None
+        log = peer.process.stderr.read()
+        assert log.count("no chess network") == 1 and str(corrupt) in log
+    finally:
+        peer.process.kill()
+
+
 def test_starting_imports_neither_torch_nor_onnxruntime() -> None:
     code = ("import sys; from saz.protocol.uci import session_from_args; "
             "session_from_args(['--player', 'random'], print); "
