@@ -70,7 +70,6 @@ from pathlib import Path
 
 from saz.engine.engine import Engine, EngineConfig
 from saz.engine.games import WHITE, Game, GameError, IllegalMoveError
-from saz.engine.games.base import Termination
 from saz.engine.games.chess import VARIANTS, Chess
 from saz.engine.search.clock import (
     FixedTimePerMove,
@@ -94,9 +93,6 @@ log = logging.getLogger("saz.uci")
 PROTOCOL = "uci"
 #: The game UCI plays.
 GAME = "chess"
-#: Draws the rules let a player claim, not end the game by themselves (FIDE's threefold
-#: repetition and fifty moves): a GUI may play on after them (python-chess does by default).
-CLAIMABLE = frozenset({Termination.REPETITION, Termination.FIFTY_MOVES})
 #: Seconds between the `info` lines of a running search.
 INFO_INTERVAL = 1.0
 #: How often a search looks at its stop, ponderhit, depth and mate conditions (seconds).
@@ -449,7 +445,7 @@ class UciSession:
             raise UciError("a FEN must follow fen; the position stays as it was")
         game = self._setup(fen)
         for number, text in enumerate(args[cut + 1:], 1):
-            game = played_on(game)
+            game = game.continued() or game  # a move after a claimable draw plays on
             try:
                 game.play(game.parse_uci(text))
             except GameError as exc:
@@ -472,10 +468,11 @@ class UciSession:
         self._end_search()
         engine = self.engine
         game = _chess(engine.game)
-        resumed = played_on(game)
-        if resumed is not game:
+        resumed = game.continued()  # after a claimable draw: the GUI plays on
+        if resumed is not None:
             engine.replace_game(resumed)
-        reason = resumed.termination()
+            game = resumed
+        reason = game.termination()
         if reason is not None:
             self.tell(f"go: the game is over ({reason.value}): there is no move to search")
             self.write("bestmove (none)")
@@ -654,22 +651,6 @@ def _chess(game: Game) -> Chess:
     if not isinstance(game, Chess):
         raise TypeError(f"UCI plays chess, not {game.name}")
     return game
-
-
-def played_on(game: Chess) -> Chess:
-    """`game`, or where the rules ended it by a draw a player may claim (threefold repetition,
-    fifty moves) and the GUI plays on, a game that goes on from its position: the game's own
-    `continued()` if it has one, else a new game from its FEN (the history before it dropped,
-    the fifty-move count restarted)."""
-    if game.termination() not in CLAIMABLE:
-        return game
-    resumed = game.continued()
-    if resumed is not None:
-        return resumed
-    fields = game.fen().split()
-    if len(fields) >= 5:
-        fields[4] = "0"
-    return Chess(variant=game.variant, fen=" ".join(fields))
 
 
 def _bool(value: bool) -> str:

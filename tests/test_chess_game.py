@@ -75,6 +75,30 @@ def test_outcomes() -> None:
     assert Chess().outcome() is None and Chess().winner() is None
 
 
+def test_a_claimable_draw_is_played_on_and_a_final_end_is_not() -> None:
+    """Threefold repetition and the fifty-move rule let a player claim a draw; a controller
+    that plays on gets a game from the position, its history and fifty-move count restarted."""
+    assert Chess().continued() is None  # nothing has ended
+    game = Chess()
+    for text in "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8".split():
+        game.play(game.parse_uci(text))
+    assert game.termination() is Termination.REPETITION
+    resumed = game.continued()
+    assert resumed is not None and not resumed.is_over() and resumed.moves == []
+    assert resumed.fen() == Chess().fen().replace(" 0 1", " 0 5")
+    assert game.is_over()  # the finished game itself is left as it was
+    resumed.play(resumed.parse_uci("e2e4"))
+    fifty = Chess.from_fen("7k/8/6K1/8/8/8/8/R7 b - - 100 80")
+    played_on = fifty.continued()
+    assert played_on is not None and played_on.fen() == "7k/8/6K1/8/8/8/8/R7 b - - 0 80"
+    assert played_on.legal_moves().size > 0
+    small = Chess.from_fen("4k/5/5/5/R3K w - - 100 60")
+    assert small.variant == "gardner" and small.continued().variant == "gardner"
+    for final in ("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+                  "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "7k/8/6K1/8/8/8/8/2B5 b - - 0 1"):
+        assert Chess.from_fen(final).continued() is None
+
+
 def test_the_turn_does_not_pass_out_of_check() -> None:
     game = Chess.from_fen("4k3/8/8/8/8/8/8/4K2r w - - 0 1")
     before = game.fen()

@@ -342,6 +342,15 @@ def test_play_on_after_a_claimable_draw() -> None:
     session.handle("go nodes 1")
     lines = said(1.0)
     assert lines[-1].startswith("bestmove ") and lines[-1] != "bestmove (none)"
+    fifty = "7k/8/6K1/8/8/8/8/R7 b - - 100 80"  # the fifty-move rule, claimable
+    session.handle(f"position fen {fifty} moves h8g8")
+    assert said(0.05) == []
+    session.handle(f"position fen {fifty}")
+    session.handle("go nodes 1")
+    assert said(1.0)[-1] in ("bestmove h8g8", "bestmove h8h7")
+    session.handle("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")  # stalemate: final
+    session.handle("go nodes 1")
+    assert said(1.0)[-1] == "bestmove (none)"
     session.handle("quit")
 
 

@@ -76,6 +76,10 @@ _TERMINATIONS = {
     5: Termination.INSUFFICIENT_MATERIAL,
 }
 
+#: Draws the rules let a player claim but that do not end the game by themselves (FIDE's
+#: threefold repetition and fifty moves): a controller may play on after them (`continued`).
+_CLAIMABLE = frozenset({Termination.REPETITION, Termination.FIFTY_MOVES})
+
 _UCI = re.compile(r"([a-z])(\d+)([a-z])(\d+)([nbrq]?)")
 
 #: Plies a point a game may last before a referee stops it: 512 on 8x8.
@@ -213,6 +217,19 @@ class Chess(Game):
         if reason is None:
             return None
         return Outcome(self._core.winner(), reason, None)
+
+    def continued(self) -> Chess | None:
+        """After a draw a player may claim (threefold repetition, fifty moves), a game that goes
+        on from this position, for a controller that plays on (a UCI GUI sends the moves after
+        it; python-chess plays on unless told to claim). Its history starts here: earlier
+        positions no longer count as repetitions, and the fifty-move count starts again (the
+        FEN's other fields are kept). None while the game goes on, and after an end that is
+        final (checkmate, stalemate, insufficient material)."""
+        if self.termination() not in _CLAIMABLE:
+            return None
+        fields = self.fen().split()
+        fields[4] = "0"
+        return Chess(variant=self.variant, fen=" ".join(fields))
 
     # -- moves --------------------------------------------------------------------------------
     @property
