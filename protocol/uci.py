@@ -86,6 +86,7 @@ from saz.protocol.engine_options import add_engine_arguments, engine_config
 from saz.protocol.gomocup import About, fd_lines
 from saz.protocol.uci_go import GoParams, parse_go, time_control
 from saz.protocol.uci_info import info_lines, mate_moves
+from saz.protocol.uci_option import UciOption
 
 log = logging.getLogger("saz.uci")
 
@@ -156,28 +157,6 @@ def _refusals() -> tuple[type[Exception], ...]:
 def _cores() -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, cores or 1)
-
-
-# -- options ---------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Option:
-    """One UCI option: how `uci` announces it and what `setoption` does with a value."""
-
-    name: str
-    type: str
-    default: str | None = None
-    min: int | None = None
-    max: int | None = None
-    choices: tuple[str, ...] = ()
-
-    def line(self) -> str:
-        words = [f"option name {self.name} type {self.type}"]
-        if self.default is not None:
-            words.append(f"default {self.default}")
-        if self.min is not None:
-            words.append(f"min {self.min} max {self.max}")
-        words += [f"var {choice}" for choice in self.choices]
-        return " ".join(words)
 
 
 # -- one search ------------------------------------------------------------------------------------
@@ -294,21 +273,21 @@ class UciSession:
             self._no_network(problem)
         self.write("uciok")
 
-    def options(self) -> list[Option]:
+    def options(self) -> list[UciOption]:
         """The options `uci` announces, with their current values as defaults."""
         search = self.engine.config.search
         threads = self.engine.config.threads or _cores()
         return [
-            Option("Hash", "spin", str(max(1, search.max_tree_bytes >> 20)), 1, MAX_HASH_MB),
-            Option("Threads", "spin", str(threads), 1, MAX_THREADS),
-            Option("MultiPV", "spin", str(self.multipv), 1, MAX_MULTIPV),
-            Option("Ponder", "check", _bool(self.ponder)),
-            Option("Move Overhead", "spin", str(self.move_overhead_ms), 0,
+            UciOption("Hash", "spin", str(max(1, search.max_tree_bytes >> 20)), 1, MAX_HASH_MB),
+            UciOption("Threads", "spin", str(threads), 1, MAX_THREADS),
+            UciOption("MultiPV", "spin", str(self.multipv), 1, MAX_MULTIPV),
+            UciOption("Ponder", "check", _bool(self.ponder)),
+            UciOption("Move Overhead", "spin", str(self.move_overhead_ms), 0,
                    MAX_MOVE_OVERHEAD_MS),
-            Option("UCI_Variant", "combo", self.variant, choices=tuple(VARIANTS)),
-            Option("UCI_ShowWDL", "check", _bool(self.show_wdl)),
-            Option("Model", "string", self.model or EMPTY),
-            Option("Clear Hash", "button"),
+            UciOption("UCI_Variant", "combo", self.variant, choices=tuple(VARIANTS)),
+            UciOption("UCI_ShowWDL", "check", _bool(self.show_wdl)),
+            UciOption("Model", "string", self.model or EMPTY),
+            UciOption("Clear Hash", "button"),
         ]
 
     def _isready(self, args: list[str], arrived: float) -> None:
@@ -375,7 +354,7 @@ class UciSession:
         self._end_search()
         self._apply(option, value)
 
-    def _apply(self, option: Option, value: str) -> None:
+    def _apply(self, option: UciOption, value: str) -> None:
         name = option.name
         if name == "Hash":
             self.engine.set_tree_bytes(_whole(name, value, 1, MAX_HASH_MB) << 20)

@@ -39,6 +39,7 @@ from types import TracebackType
 from typing import Self
 
 from saz.protocol.client_errors import ClientError, EngineExited, EngineTimeout
+from saz.protocol.uci_option import UciOption
 
 #: How long `quit` may take before the engine is killed.
 QUIT_GRACE = 2.0
@@ -56,34 +57,6 @@ class UciProtocolError(ClientError):
 
 class UnknownOption(ClientError):
     """A `setoption` of an option the engine did not announce in its `uci` answer."""
-
-
-@dataclass(frozen=True)
-class UciOption:
-    """One `option` line: its name as the engine spells it, its type (check, spin, combo,
-    button, string), default, bounds (spin) and choices (combo)."""
-
-    name: str
-    type: str
-    default: str | None = None
-    min: int | None = None
-    max: int | None = None
-    choices: tuple[str, ...] = ()
-
-    def accepts(self, value: str) -> bool:
-        """Whether `value` is one the engine announced it takes (any for a string or button)."""
-        if self.type == "check":
-            return value in ("true", "false")
-        if self.type == "spin":
-            try:
-                number = int(value)
-            except ValueError:
-                return False
-            return ((self.min is None or number >= self.min)
-                    and (self.max is None or number <= self.max))
-        if self.type == "combo":
-            return value.lower() in (choice.lower() for choice in self.choices)
-        return True
 
 
 def parse_option(line: str) -> UciOption:

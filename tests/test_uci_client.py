@@ -148,3 +148,11 @@ def test_a_short_conversation_with_stockfish() -> None:
         engine.position(None, ["f2f3", "e7e5", "g2g4"])
         best = engine.go(timeout=10, movetime=0.2)
         assert best.move == "d8h4"  # mate in one: any level finds it
+
+
+def test_the_engines_option_lines_parse_back_to_the_options_it_built() -> None:
+    """saz uci announces its options with `UciOption.line`; the client reads them back equal."""
+    options = [UciOption("Hash", "spin", "256", 1, 1048576), UciOption("Ponder", "check", "false"),
+               UciOption("UCI_Variant", "combo", "chess", choices=("chess", "gardner")),
+               UciOption("Model", "string", "<empty>"), UciOption("Clear Hash", "button")]
+    assert [parse_option(option.line()) for option in options] == options
