@@ -188,9 +188,27 @@ class EngineAdapter(ABC):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
 
+    #: The client's errors for a reply that breaks its protocol (a Gomocup client has none).
+    protocol_errors: tuple[type[Exception], ...] = ()
+
+    def _guard(self, what: str, timeout: float, call: Callable[..., T], *args: Any,
+               **kwargs: Any) -> T:
+        """`call(*args, **kwargs)` on the client, its errors turned into the adapter's: a
+        timeout is a hang, an exit a crash, a protocol error misbehaviour."""
+        try:
+            return call(*args, **kwargs)
+        except EngineTimeout:
+            raise EngineHung(f"no answer to {what} within {timeout:g} s") from None
+        except EngineExited as exc:
+            raise EngineCrashed(str(exc)) from None
+        except self.protocol_errors as exc:
+            raise EngineMisbehaved(f"broke the protocol after {what}: {exc}") from None
+
 
 class GtpAdapter(EngineAdapter):
     """A GTP engine (Go, Othello)."""
+
+    protocol_errors = (ProtocolError,)
 
     def __init__(self, spec: EngineSpec, setup: GameSetup) -> None:
         super().__init__(spec, setup)
@@ -254,14 +272,8 @@ class GtpAdapter(EngineAdapter):
             raise EngineMisbehaved(f"refused the legal move {color} {vertex}: {reply.text}")
 
     def _call(self, command: str, timeout: float) -> GtpReply:
-        try:
-            return self.client.send(command, timeout=timeout)
-        except EngineTimeout:
-            raise EngineHung(f"no answer to {command!r} within {timeout:g} s") from None
-        except EngineExited as exc:
-            raise EngineCrashed(str(exc)) from None
-        except ProtocolError as exc:
-            raise EngineMisbehaved(f"broke the protocol after {command!r}: {exc}") from None
+        return self._guard(repr(command), timeout,
+                           lambda: self.client.send(command, timeout=timeout))
 
     def _require(self, command: str) -> None:
         reply = self._call(command, SETUP_TIMEOUT)
@@ -344,16 +356,6 @@ class GomocupAdapter(EngineAdapter):
         y, x = divmod(move, self.setup.width)
         return x, y
 
-    def _guard(self, what: str, timeout: float, call: Callable[..., T], *args: Any,
-               **kwargs: Any) -> T:
-        """`call(*args, **kwargs)`, the client's errors turned into the adapter's."""
-        try:
-            return call(*args, **kwargs)
-        except EngineTimeout:
-            raise EngineHung(f"no answer to {what} within {timeout:g} s") from None
-        except EngineExited as exc:
-            raise EngineCrashed(str(exc)) from None
-
     def close(self) -> int | None:
         return None if self._brain is None else self._brain.close()
 
@@ -364,6 +366,8 @@ class GomocupAdapter(EngineAdapter):
 
 class UciAdapter(EngineAdapter):
     """A UCI engine (chess)."""
+
+    protocol_errors = (UciProtocolError,)
 
     def __init__(self, spec: EngineSpec, setup: GameSetup) -> None:
         super().__init__(spec, setup)
@@ -436,18 +440,6 @@ class UciAdapter(EngineAdapter):
         except GameError as exc:
             raise EngineMisbehaved(f"played {best.move!r}, no legal move: {exc}") from None
         return Answer(move, best.move, best.seconds, _score_note(best.info))
-
-    def _guard(self, what: str, timeout: float, call: Callable[..., T], *args: Any,
-               **kwargs: Any) -> T:
-        """`call(*args, **kwargs)`, the client's errors turned into the adapter's."""
-        try:
-            return call(*args, **kwargs)
-        except EngineTimeout:
-            raise EngineHung(f"no answer to {what} within {timeout:g} s") from None
-        except EngineExited as exc:
-            raise EngineCrashed(str(exc)) from None
-        except UciProtocolError as exc:
-            raise EngineMisbehaved(f"broke the protocol after {what}: {exc}") from None
 
     def close(self) -> int | None:
         return None if self._client is None else self._client.close()
