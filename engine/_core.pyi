@@ -469,6 +469,11 @@ class Tree:
         [(move, visits, value for the root's side to move, prior)] of the visited moves.
         """
 
+    def root_settled(self) -> list[tuple[int, float]]:
+        """
+        [(move, proven value for the root's side to move)] of the root's settled children.
+        """
+
     def root_edges(self) -> tuple[list[int], list[float]]: ...
 
     def set_root_priors(self, priors: Sequence[float]) -> None: ...

@@ -155,8 +155,7 @@ def lz_info(result: SearchResult, vertices: Vertices, max_moves: int | None,
             estimate: Estimate | None = None) -> str:
     """One snapshot in Leela Zero's format (empty when no move has a visit yet); a proven
     result shows as a winrate of 10000 or 0, and a solved endgame's margin as `scoreLead`."""
-    exact = {result.best_move: result.exact_score} if result.exact_score is not None else {}
-    return _leela_lines(result, vertices, max_moves, exact)
+    return _leela_lines(result, vertices, max_moves, _exact_margins(result))
 
 
 def sabaki_info(result: SearchResult, vertices: Vertices, max_moves: int | None,
@@ -169,11 +168,20 @@ def sabaki_info(result: SearchResult, vertices: Vertices, max_moves: int | None,
 
 def _leads(result: SearchResult, estimate: Estimate | None) -> Mapping[int, float]:
     """Score leads per root move: the score head's, and for a move the endgame solver chose its
-    exact final margin, which outranks any estimate."""
+    exact final margin (each solved move's, `MoveInfo.exact_score`), which outranks any
+    estimate."""
     leads = dict(estimate.score_leads) if estimate is not None else {}
-    if result.exact_score is not None:
-        leads[result.best_move] = result.exact_score
+    leads.update(_exact_margins(result))
     return leads
+
+
+def _exact_margins(result: SearchResult) -> dict[int, float]:
+    """The exact final margins the endgame solver found: per root move (`MoveInfo.exact_score`)
+    and the chosen move's (`SearchResult.exact_score`)."""
+    margins = {m.move: m.exact_score for m in result.moves if m.exact_score is not None}
+    if result.exact_score is not None:
+        margins[result.best_move] = result.exact_score
+    return margins
 
 
 def _leela_lines(result: SearchResult, vertices: Vertices, max_moves: int | None,

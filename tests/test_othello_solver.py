@@ -357,8 +357,14 @@ def test_search_plays_the_solved_move() -> None:
     too_far = SearchOptions(solve_empties=9)
     result = MCTS(UniformNet(), too_far).search(game, SearchLimits(visits=50))
     assert not result.decided_by_rules
-    result = MCTS(UniformNet()).search(game, SearchLimits(visits=50))
+    result = MCTS(UniformNet(), SearchOptions(solve_empties=0)).search(
+        game, SearchLimits(visits=50))
     assert not result.decided_by_rules
+    # The default (auto) solves a position this near the end at once, without a clock too.
+    net = UniformNet()
+    result = MCTS(net).search(game, SearchLimits(visits=50))
+    assert result.decided_by_rules and net.calls == 0
+    assert values[result.best_move] == truth and result.exact_score == truth
 
 
 def test_analysis_shows_the_solved_margin_as_the_score() -> None:
@@ -382,7 +388,11 @@ def test_analysis_shows_the_solved_margin_as_the_score() -> None:
 def test_front_ends_take_solve_empties() -> None:
     parser = argparse.ArgumentParser()
     add_search_arguments(parser)
-    assert search_options(parser, parser.parse_args([])).solve_empties == 0
+    assert search_options(parser, parser.parse_args([])).solve_empties is None  # auto
+    assert search_options(parser, parser.parse_args(["--solve-empties", "auto"])
+                          ).solve_empties is None
+    assert search_options(parser, parser.parse_args(["--solve-empties", "0"])).solve_empties == 0
     assert search_options(parser, parser.parse_args(["--solve-empties", "14"])).solve_empties == 14
-    with pytest.raises(SystemExit):
-        search_options(parser, parser.parse_args(["--solve-empties", "-1"]))
+    for bad in ("-1", "sometimes"):
+        with pytest.raises(SystemExit):
+            search_options(parser, parser.parse_args(["--solve-empties", bad]))

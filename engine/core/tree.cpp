@@ -480,6 +480,18 @@ std::vector<ChildStats> Tree::root_children() const {
   return out;
 }
 
+std::vector<std::pair<int32_t, float>> Tree::root_settled() const {
+  std::vector<std::pair<int32_t, float>> out;
+  if (!root_expanded()) return out;
+  const Node& r = node(root_);
+  for (int i = 0; i < r.tried; ++i) {
+    const Edge& e = edges_[r.edges + i];
+    const Node& c = node(e.child);
+    if (c.state == SETTLED) out.emplace_back(e.move, -c.exact);
+  }
+  return out;
+}
+
 void Tree::root_edges(std::vector<int32_t>& moves, std::vector<float>& priors) const {
   moves.clear();
   priors.clear();
@@ -662,6 +674,8 @@ void bind_tree(nb::module_& m) {
              return out;
            },
            "[(move, visits, value for the root's side to move, prior)] of the visited moves.")
+      .def("root_settled", &Tree::root_settled,
+           "[(move, proven value for the root's side to move)] of the root's settled children.")
       .def("root_edges",
            [](const Tree& t) {
              std::vector<int32_t> moves;

@@ -162,6 +162,9 @@ class Tree {
   // The root's value for its side to move (0 when unvisited).
   double root_value() const;
   std::vector<ChildStats> root_children() const;
+  // (move, value for the root's side to move) of the root's tried children whose result is
+  // proven (settled by the rules, the endgame solver or the proofs below them).
+  std::vector<std::pair<int32_t, float>> root_settled() const;
   // Root candidates in edge order (moves and priors), and replacing the priors (e.g. after
   // noise), restoring the order invariant for the untried ones.
   void root_edges(std::vector<int32_t>& moves, std::vector<float>& priors) const;

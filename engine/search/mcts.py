@@ -35,6 +35,7 @@ from saz.engine.games.base import Game
 from saz.engine.games.capabilities import Solvable, ThreatSearching
 from saz.engine.graph import GraphLayout, layout, layout_of
 from saz.engine.model_card import MASKED_LOG_PROB
+from saz.engine.search.endgame import EndgamePlanner
 from saz.engine.search.evalcache import EvalCache, Lookup
 from saz.engine.search.memory import resident_bytes
 from saz.engine.search.options import SearchOptions
@@ -84,6 +85,12 @@ class MoveInfo:
     #: A lower confidence bound of `value` (what Leela/KataGo call lcb).
     lcb: float
     pv: tuple[int, ...]
+    #: Whether `value` is a proof (+1 / 0 / -1: the rules, the endgame solver or the proofs
+    #: below it decided this move's result), not an average.
+    proven: bool = False
+    #: The exact final margin (Othello's discs) for the root's side to move after this move,
+    #: when the endgame solver solved it exactly.
+    exact_score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -212,6 +219,9 @@ class MCTS:
         self._now = now
         self.options = options or SearchOptions()
         self.rng = np.random.default_rng(self.options.seed)
+        #: The endgame solver's measured rate and the solve decisions (`options.solve_empties`
+        #: None: auto); kept across searches, so its measurements build up over a game.
+        self.endgame = EndgamePlanner(now=now)
         self._cache = EvalCache(self._cache_budget())
         self._tree = _core.Tree(self._tree_options(held=0))
         #: The position at the tree's root (None: no tree yet).
@@ -319,8 +329,10 @@ class MCTS:
         tree = self._tree
 
         def decided(move: int, value: float, *, proven: bool = True,
-                    exact_score: float | None = None) -> SearchResult:
-            result = self._decided(move, value, start, proven=proven, exact_score=exact_score)
+                    exact_score: float | None = None,
+                    infos: tuple[MoveInfo, ...] | None = None) -> SearchResult:
+            result = self._decided(move, value, start, proven=proven, exact_score=exact_score,
+                                   infos=infos)
             if on_progress is not None:  # analysis shows the move the rules chose
                 on_progress(result)
             return result
@@ -328,10 +340,14 @@ class MCTS:
         wins = [m for m in root.winning_moves() if allowed is None or m in allowed]
         if wins:
             return decided(wins[0], 1.0)
-        solved = self._solve_root(root, allowed)
+        solved = self._solve_root(root, allowed, limits)
         if solved is not None:
-            move, margin = solved
-            return decided(move, float(np.sign(margin)), exact_score=float(margin))
+            move, margin, exact = solved
+            if not exact:
+                return decided(move, float(np.sign(margin)))
+            infos = (self._solved_moves(root, move, margin, limits, start)
+                     if on_progress is not None else None)
+            return decided(move, float(np.sign(margin)), exact_score=float(margin), infos=infos)
         threat_budget = self._threat_budget(limits)
         threat = self._threat_root(root, allowed, self._win_budget(limits, threat_budget))
         if threat is not None:
@@ -395,6 +411,7 @@ class MCTS:
         refuted: set[int] = set()
         if guarded and not _unlimited(limits) and not (self._stop.is_set() or stop.is_set()):
             refuted = self._confirm_root(root, limits, threat_budget, start)
+        self.endgame.note_search(counters.evaluated, counters.eval_seconds)
         return self._result(counters, start, refuted)
 
     def _hold(self, on_progress: Callable[[SearchResult], None], counters: _Counters,
@@ -484,11 +501,11 @@ class MCTS:
         wins = root.winning_moves()
         if wins:
             return self._decided(wins[0], 1.0, self._lock.start)
-        solved = self._solve_root(root, None)
+        solved = self._solve_root(root, None, SearchLimits())
         if solved is not None:
-            move, margin = solved
+            move, margin, exact = solved
             return self._decided(move, float(np.sign(margin)), self._lock.start,
-                                 exact_score=float(margin))
+                                 exact_score=float(margin) if exact else None)
         if self._tree.root_expanded and explore and self.options.dirichlet_epsilon > 0:
             self._add_root_noise()
         return None
@@ -623,8 +640,12 @@ class MCTS:
         options.virtual_loss = self.options.virtual_loss
         options.forced_playouts_k = self.options.forced_playouts_k
         options.max_nodes = self.options.max_nodes
-        options.solve_empties = self.options.solve_empties
-        options.solve_nodes = self.options.solve_nodes
+        if self.options.solve_empties is None:  # auto: leaf solves about a network call's cost
+            options.solve_empties = self.endgame.leaf_threshold(_MAX_LEAF_EMPTIES)
+            options.solve_nodes = 2 * self.endgame.leaf_budget()
+        else:
+            options.solve_empties = self.options.solve_empties
+            options.solve_nodes = self.options.solve_nodes
         options.threat_nodes = self.options.threat_nodes
         options.max_bytes = self._tree_budget(held)
         return options
@@ -681,19 +702,62 @@ class MCTS:
         return False
 
     # -- results ---------------------------------------------------------------------------------
-    def _solve_root(self, root: Game, allowed: set[int] | None) -> tuple[int, int] | None:
-        """(move, margin) when the endgame solver settles the root (`options.solve_empties`):
-        the move with the best final margin, and that margin for the side to move. None when
-        off, too far from the end, past the budget, or the move is not among `allowed`."""
+    def _solve_root(self, root: Game, allowed: set[int] | None, limits: SearchLimits
+                    ) -> tuple[int, int, bool] | None:
+        """(move, margin, exact) when the endgame solver settles the root: the move with the best
+        final margin and that margin for the side to move (`exact`), or only a move that keeps a
+        proven win or draw and its sign. With `options.solve_empties` None the planner decides
+        from the move's time (`limits`) and the rates it measured (`EndgamePlanner`); a fixed
+        N solves at most N empty points exactly within `solve_root_nodes`. None when off, too
+        far from the end, past the budget, proven lost without the exact margin (the search
+        then plays on with the time left), or the move is not among `allowed`."""
+        if not isinstance(root, Solvable):
+            return None
         empties = self.options.solve_empties
-        if empties <= 0 or not isinstance(root, Solvable) or root.num_empty > empties:
+        if empties is None:
+            soft = limits.soft_seconds if limits.soft_seconds is not None else limits.hard_seconds
+            solved = self.endgame.solve_root(root, soft)
+            if solved is None:
+                return None
+            solution = solved.solution
+            if not solved.exact and solution.result < 0:
+                return None
+        else:
+            if empties <= 0 or root.num_empty > empties:
+                return None
+            found = root.solve(self.options.solve_root_nodes)
+            if found is None:
+                return None
+            solution = found
+        if solution.move is None or (allowed is not None and solution.move not in allowed):
             return None
-        solution = root.solve(self.options.solve_root_nodes)
-        if solution is None or solution.move is None:
+        return solution.move, solution.margin, solution.exact
+
+    def _solved_moves(self, root: Game, best: int, margin: int, limits: SearchLimits,
+                      start: float) -> tuple[MoveInfo, ...] | None:
+        """For analysis of an exactly solved root: every legal move with its exact margin, best
+        first, as far as the planner's time allows (`EndgamePlanner.solve_children`; under a
+        clock what is left of the root's solve share). None: only the best move is known."""
+        if not isinstance(root, Solvable):
             return None
-        if allowed is not None and solution.move not in allowed:
-            return None
-        return solution.move, solution.margin
+        soft = limits.soft_seconds if limits.soft_seconds is not None else limits.hard_seconds
+        seconds = self.endgame.root_seconds(soft)
+        if soft is not None:
+            seconds -= self._now() - start
+        others = [int(m) for m in root.legal_moves() if int(m) != best]
+        margins = self.endgame.solve_children(root, others, seconds)
+        margins[best] = margin
+        priors: dict[int, float] = {}
+        if self._tree.root_expanded:
+            moves, edge_priors = self._tree.root_edges()
+            priors = dict(zip(moves, edge_priors, strict=True))
+        ranked = sorted(margins, key=lambda m: (m != best, -margins[m]))
+        infos = []
+        for move in ranked:
+            value = float(np.sign(margins[move]))
+            infos.append(MoveInfo(move, 1, value, priors.get(move, 0.0), value, (move,),
+                                  proven=True, exact_score=float(margins[move])))
+        return tuple(infos)
 
     def _threat_budget(self, limits: SearchLimits) -> int:
         """The positions each of the root's threat searches may visit: `threat_root_nodes`, under
@@ -772,16 +836,20 @@ class MCTS:
         return refuted
 
     def _decided(self, move: int, value: float, start: float, *, proven: bool = True,
-                 exact_score: float | None = None) -> SearchResult:
+                 exact_score: float | None = None,
+                 infos: tuple[MoveInfo, ...] | None = None) -> SearchResult:
         """The result of a move the rules chose: one exact evaluation, counted as one visit
-        (`proven` unless it is only the lone legal move, valued by the network)."""
+        (`proven` unless it is only the lone legal move, valued by the network). `infos`: the
+        root moves an exact solve valued (analysis), the chosen one first; else that one."""
         root = self._root
         assert root is not None
         stats = SearchStats(seconds=self._now() - start, nodes=self.num_nodes)
-        info = MoveInfo(move, 1, value, 1.0, value, (move,))
-        return SearchResult(move, value, self._tree.root_visits, (info,), stats, True,
+        if infos is None:
+            infos = (MoveInfo(move, 1, value, 1.0, value, (move,), proven=proven,
+                              exact_score=exact_score),)
+        return SearchResult(move, value, self._tree.root_visits, infos, stats, True,
                             root.num_nodes, proven, exact_score,
-                            *policy_fields(root, (move,)))
+                            *policy_fields(root, [m.move for m in infos]))
 
     def _result(self, counters: _Counters, start: float,
                 refuted: Collection[int] = ()) -> SearchResult:
@@ -789,9 +857,14 @@ class MCTS:
         assert root is not None
         tree = self._tree
         infos = []
+        settled = dict(tree.root_settled())
         for move, visits, q, prior in tree.root_children():
-            lcb = q - 1.96 * sqrt(max(1.0 - q * q, 0.01) / visits)
             pv = (move, *tree.principal_variation(move))
+            if move in settled:  # a proof, not an average
+                q = settled[move]
+                infos.append(MoveInfo(move, visits, q, prior, q, pv, proven=True))
+                continue
+            lcb = q - 1.96 * sqrt(max(1.0 - q * q, 0.01) / visits)
             infos.append(MoveInfo(move, visits, q, prior, lcb, pv))
         infos.sort(key=lambda m: (m.visits, m.value), reverse=True)
         if refuted:  # moves the opponent's threats were found to beat: lost, whatever their visits
@@ -815,6 +888,8 @@ class MCTS:
                             policy_index=index)
 
 
+#: The most empty points the planner's leaf solves may reach (`EndgamePlanner.leaf_threshold`).
+_MAX_LEAF_EMPTIES = 64
 #: Root moves found safe from the opponent's threats before `MCTS._guard_root` stops looking.
 _GUARDED_MOVES = 8
 #: Under a clock, each of the guard's threat searches gets at most this share of the move's

@@ -74,13 +74,16 @@ class SearchOptions:
     #: call. 0: off. Unused under a `memory_limit`, where the tree has every byte
     #: (`MCTS._cache_budget`).
     eval_cache_bytes: int = 64 << 20
-    #: Near the end of a game that has an exact solver (Othello): a new leaf with at most this
-    #: many empty points is solved (who wins, within `solve_nodes` positions) and settled at
-    #: +1 / 0 / -1 instead of asking the network; a root that near the end is solved exactly
-    #: (within `solve_root_nodes`) and its best move played as decided. 0: off. The budgets
-    #: are nodes, not seconds, and the clock does not stop them: at 10-15M nodes per second on
-    #: a desktop core, the root's 5M take up to half a second.
-    solve_empties: int = 0
+    #: Near the end of a game that has an exact solver (Othello). None ("auto", the default):
+    #: the endgame planner (`engine/search/endgame.py`) decides from the solver's measured rate
+    #: and the move's time: the root is solved (win/draw/loss, then the exact margin) when the
+    #: estimate fits in a share of the move's time (without a clock, in about a second), and a
+    #: new leaf when its solve costs about one network evaluation; proofs travel up the tree.
+    #: A number N fixes the threshold instead: a new leaf with at most N empty points is solved
+    #: (who wins, within `solve_nodes` positions) and settled at +1 / 0 / -1, a root that near
+    #: the end is solved exactly (within `solve_root_nodes`) and its best move played as
+    #: decided; the clock does not stop those budgets. 0: off (self-play's searches).
+    solve_empties: int | None = None
     solve_nodes: int = 100_000
     solve_root_nodes: int = 5_000_000
     #: Where the game has a threat-space search (Gomoku): at every new leaf, a win by fours
@@ -132,8 +135,8 @@ class SearchOptions:
             raise ValueError("max_tree_bytes must be > 0")
         if self.eval_cache_bytes < 0:
             raise ValueError("eval_cache_bytes must be >= 0 (0: off)")
-        if self.solve_empties < 0:
-            raise ValueError("solve_empties must be >= 0 (0: off)")
+        if self.solve_empties is not None and self.solve_empties < 0:
+            raise ValueError("solve_empties must be >= 0 (0: off; None: auto)")
         if self.solve_nodes < 1 or self.solve_root_nodes < 1:
             raise ValueError("solve_nodes and solve_root_nodes must be >= 1")
         if self.threat_nodes < 0 or self.threat_root_nodes < 0:
@@ -179,10 +182,13 @@ def add_search_arguments(parser: argparse.ArgumentParser, *,
                                               "position met again costs no network call, e.g. "
                                               "256M (default 64M; 0: off; off under Gomocup's "
                                               "INFO max_memory)")
-    parser.add_argument("--solve-empties", type=int, default=SearchOptions.solve_empties,
-                        metavar="N", help="solve positions with at most N empty points exactly "
-                                          "where the game has a solver (Othello), in the tree "
-                                          "and at the root (default 0: off)")
+    parser.add_argument("--solve-empties", type=_solve_empties, default=None,
+                        metavar="N|auto", help="where the game has an exact endgame solver "
+                                               "(Othello): auto (the default) solves when the "
+                                               "measured solver rate says it fits the move's "
+                                               "time (about 1 s without a clock); N solves "
+                                               "positions with at most N empty points, in the "
+                                               "tree and at the root; 0: off")
     parser.add_argument("--threat-nodes", type=int, default=SearchOptions.threat_nodes,
                         metavar="N", help="Gomoku: the positions a threat-space search (wins by "
                                           "fours) may visit at each new leaf of the tree (default "
@@ -258,6 +264,21 @@ def size_text(size: int) -> str:
         if size > 0 and size % _UNITS[unit] == 0:
             return f"{size // _UNITS[unit]}{unit}"
     return str(size)
+
+
+def _solve_empties(text: str) -> int | None:
+    """`auto` (None: the endgame planner decides) or a count of empty points >= 0:
+    argparse's type for `--solve-empties`."""
+    if text.strip().lower() == "auto":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"invalid value {text!r}: expected auto or a number of empty points") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: must be >= 0 (0: off)")
+    return value
 
 
 def _cache_bytes(text: str) -> int:

@@ -184,7 +184,10 @@ class SelfPlayConfig:
                              dirichlet_epsilon=self.dirichlet_epsilon,
                              dirichlet_alpha_scale=self.dirichlet_alpha_scale,
                              forced_playouts_k=self.forced_playouts_k,
-                             focus_side=self.focus_side, seed=seed)
+                             focus_side=self.focus_side, seed=seed,
+                             # Self-play's searches are visit-capped and stepped in lockstep: the
+                             # planner's second-long root solves would stall every game at once.
+                             solve_empties=0)
 
 
 @dataclass(frozen=True)
