@@ -18,6 +18,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "gomocup": ("saz.protocol.gomocup",
                 "run the engine over the Gomocup protocol (also: pbrain-saz)"),
     "uci": ("saz.protocol.uci", "run the engine over UCI (chess, Gardner 5x5, Los Alamos 6x6)"),
+    "nboard": ("saz.protocol.nboard", "run the engine over the NBoard protocol (Othello)"),
     "perft": ("saz.engine.perft", "count leaf positions of the move tree (rules check and speed)"),
     "solve": ("saz.protocol.solve", "perfect play from an endgame position (Othello)"),
     "bench": ("saz.tools.bench.cli", "benchmarks: network, search, protocols, memory, self-play"),

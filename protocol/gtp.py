@@ -17,6 +17,9 @@ order. So a live analysis (`lz-analyze`, `kata-analyze`) runs until the next lin
 stops it and is then executed; and GoGui's `# interrupt` line, seen as it arrives, stops a
 genmove in progress.
 
+**NBoard.** A session whose first line is `nboard N` is NBoard's (Othello GUIs start every
+engine with it): it is handed to `saz nboard`'s loop (`protocol/nboard.py`).
+
 The module imports neither torch nor onnxruntime: GUIs start engines often, and the network loads
 on the first search (a missing or broken model is an error reply then, not a crash).
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import itertools
 import logging
 import os
 import queue
@@ -273,6 +277,14 @@ def main(argv: Sequence[str] | None = None, *, stdin: Iterable[str] | None = Non
     commands = GtpEngine(engine, resign_threshold=args.resign_threshold)
     if stdin is None:
         stdin = read_lines(sys.stdin.fileno())
+    # NBoard starts every engine with `nboard N`: that session is the NBoard protocol's.
+    lines = iter(stdin)
+    first = next(lines, None)
+    if first is not None and first.split()[:1] == ["nboard"]:
+        from saz.protocol.nboard import handoff
+
+        return handoff(engine.config, first, lines, stdout)
+    stdin = lines if first is None else itertools.chain([first], lines)
     if stdout is not None:
         return _serve(GtpSession(commands, stdin, stdout))
     # LF line ends on every platform; the process's stdout stays open afterwards.
