@@ -23,7 +23,10 @@ from saz.engine.games.capabilities import Solution, Solvable
 from saz.engine.games.othello import Othello
 from saz.engine.search.mcts import MCTS, SearchLimits
 from saz.engine.search.options import SearchOptions, add_search_arguments, search_options
+from saz.protocol.sgf_writer import format_sgf
 from saz.protocol.solve import main as solve_main
+from saz.protocol.vertex import vertices_for
+from saz.tools.bench.solve import Endgame, parse_endgames, verify
 
 
 def vertex(move: int, width: int = 4) -> str:
@@ -135,6 +138,7 @@ def check(case: Case) -> Counter[str]:
         assert wdl.move is None and wdl.margin == sign(truth)
         return Counter({"over": 1})
     truth = max(values.values())
+    assert exact.move is not None and wdl.move is not None
     assert exact.margin == truth, f"{case.origin}\n{game}\nto move {game.to_move}"
     assert values[exact.move] == truth, "the best move must reach the margin"
     assert wdl.margin == sign(truth)
@@ -170,7 +174,8 @@ def test_known_results() -> None:
     # 4x4 Othello is a White win by 11 discs to 3 (known since the 1990s).
     solution = Othello(4).solve()
     assert solution is not None and solution.margin == -8 and solution.result == -1
-    assert Othello(4).solve(exact=False).margin == -1
+    wdl = Othello(4).solve(exact=False)
+    assert wdl is not None and wdl.margin == -1
     # A full board is over: nothing to search, the count as it stands.
     full = Othello.from_diagram("XXXX\nXXXX\nXOOO\nOOOO", to_move=WHITE)
     assert full.solve() == Solution(None, -2, True, 1)
@@ -333,7 +338,7 @@ def test_tree_settles_leaves_near_the_end() -> None:
         leaves, settled, _ = tree.collect(64, 64, x)
         assert leaves == 0  # every leaf below the root is settled: the network is never asked
     # Each root move's value is the proven result of that move, from the root's view.
-    for move, visits, value, _prior in tree.root_children():
+    for move, _visits, value, _prior in tree.root_children():
         assert value == pytest.approx(sign(values[move])), move
     assert tree.validate() == ""
     # Off by default: the same tree asks the network.
@@ -373,7 +378,9 @@ def test_analysis_shows_the_solved_margin_as_the_score() -> None:
     from saz.protocol.gtp_analysis import kata_info, lz_info, sabaki_info
     from saz.protocol.vertex import vertices_for
     game = by_play(8, 8, 10, random.Random(23))
-    margin = game.solve().margin
+    solution = game.solve()
+    assert solution is not None
+    margin = solution.margin
     result = MCTS(UniformNet(), SearchOptions(solve_empties=12)).search(
         game, SearchLimits(visits=50))
     assert result.proven and result.exact_score == margin
@@ -396,3 +403,80 @@ def test_front_ends_take_solve_empties() -> None:
     for bad in ("-1", "sometimes"):
         with pytest.raises(SystemExit):
             search_options(parser, parser.parse_args(["--solve-empties", bad]))
+
+
+# -- the endgame position set (tests/data/othello-endgames.txt) ----------------------------------
+ENDGAMES = Path(__file__).parent / "data" / "othello-endgames.txt"
+
+
+def endgame_set() -> list[Endgame]:
+    return parse_endgames(ENDGAMES.read_text())
+
+
+def test_the_endgame_set_is_what_the_issue_asks() -> None:
+    """30 or more 8x8 positions of 10 to 20 empty points, some where the greedy move is wrong."""
+    endgames = endgame_set()
+    counts = Counter(e.game.num_empty for e in endgames)
+    assert len(endgames) >= 30 and set(counts) == set(range(10, 21))
+    assert sum(e.greedy_wrong for e in endgames) >= 10
+    assert all(len(e.game.legal_moves()) > len(e.optimal) for e in endgames)
+
+
+def test_the_endgame_set_answers_hold_to_18_empties() -> None:
+    """The stored margin and an optimal move are the solver's (a node budget, no clock); to 14
+    empty points every stored optimal move is checked, and the others shown worse."""
+    for e in endgame_set():
+        if e.game.num_empty > 18:
+            continue
+        solution = e.game.solve(50_000_000, exact=True)
+        assert solution is not None
+        assert solution.margin == e.margin and solution.move in e.optimal, str(e.game)
+        if e.game.num_empty <= 14:
+            assert verify(e.game, 50_000_000) == e
+
+
+@pytest.mark.slow
+def test_the_whole_endgame_set_verifies() -> None:
+    """Every position's optimal moves and margin, by solving each child (a minute or so)."""
+    for e in endgame_set():
+        assert verify(e.game) == e, str(e.game)
+
+
+@pytest.mark.slow
+def test_the_default_engine_plays_every_endgame_optimally_at_2s_a_move(tmp_path: Path) -> None:
+    """`saz gtp --game othello` as it ships (the default search: the endgame planner on), at
+    2 s a move (a one-stone Canadian period), plays an optimal move in every position."""
+    import subprocess
+    import sys
+    endgames = endgame_set()
+    vertices = vertices_for("othello", 8, 8)
+    proc = subprocess.Popen([sys.executable, "-m", "saz.engine.cli", "gtp", "--game", "othello"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def ask(command: str) -> str:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(command + "\n")
+        proc.stdin.flush()
+        lines = []
+        while (line := proc.stdout.readline()) not in ("\n", ""):
+            lines.append(line.rstrip("\n"))
+        answer = "\n".join(lines)
+        assert answer.startswith("="), (command, answer)
+        return answer[1:].strip()
+
+    wrong = []
+    try:
+        for k, e in enumerate(endgames):
+            record = tmp_path / f"{k}.sgf"
+            record.write_text(format_sgf(e.game))
+            ask(f"loadsgf {record}")
+            ask("time_settings 0 2 1")
+            move = vertices.parse(ask("genmove " + ("b" if e.game.to_move == BLACK else "w")))
+            if move not in e.optimal:
+                wrong.append((k + 1, e.game.num_empty, vertices.format(move)))
+        ask("quit")
+    finally:
+        proc.kill()
+    print(f"optimal in {len(endgames) - len(wrong)} of {len(endgames)}; wrong: {wrong}")
+    assert not wrong

@@ -9,6 +9,7 @@ docs/BENCHMARKS.md.
     saz bench clock --size 19 --moves 200 --time "time_settings 0 1 1" (see tools/bench/clock.py)
     saz bench memory gtp|gomocup [--seconds S]             (see tools/bench/memory.py)
     saz bench solve --size 8 --from 12 --positions 5      (see tools/bench/solve.py)
+    saz bench solve --decision                            (the search's solve decision)
     saz bench threats --records DIR                       (see tools/bench/threats.py)
     saz bench selfplay --config C --model M --size 16     (see tools/bench/selfplay.py)
     saz bench pool [--workers 1,2 | --ray [ADDRESS]]      (see tools/bench/pool.py)
