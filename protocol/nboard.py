@@ -153,8 +153,10 @@ def _whole(name: str, text: str, minimum: int | None = None) -> int:
     """`text` as one whole number of ASCII digits (a sign allowed), at least `minimum`."""
     word = text.strip()
     digits = word[1:] if word.startswith(("+", "-")) else word
-    if not digits or not (digits.isascii() and digits.isdigit()) or len(digits) > MAX_DIGITS:
+    if not digits or not (digits.isascii() and digits.isdigit()):
         raise NBoardError(f"{name} must be a whole number, got {_quote(word)}")
+    if len(digits) > MAX_DIGITS:
+        raise NBoardError(f"{name} must have at most {MAX_DIGITS} digits, got {_quote(word)}")
     number = int(word)
     if minimum is not None and number < minimum:
         raise NBoardError(f"{name} must be at least {minimum}, got {number}")
@@ -199,7 +201,7 @@ class HintLine:
     proven: bool
 
 
-def _move_evals(result: SearchResult, shown: Sequence[MoveInfo],
+def move_hints(result: SearchResult, shown: Sequence[MoveInfo],
                 leads: dict[int, float], num_points: int) -> list[HintLine]:
     """The hint of each of `shown` (module docstring: Evaluations)."""
     lines = []
@@ -345,7 +347,7 @@ class NBoardSession:
         elif name == "contempt":
             self.contempt = _whole("the contempt", value)
         elif not name:
-            raise NBoardError("set needs a variable: game, depth or contempt")
+            raise NBoardError("a variable is missing: game, depth or contempt")
         else:
             raise NBoardError(f"unknown variable {_quote(name)} ignored (saz knows game, "
                               "depth, contempt)")
@@ -537,14 +539,15 @@ class NBoardSession:
             return []
         estimate = self.engine.estimate(game, result, count) if shown[0].visits > 0 else None
         leads = dict(estimate.score_leads) if estimate is not None else {}
-        return _move_evals(result, shown, leads, game.num_points)
+        return move_hints(result, shown, leads, game.num_points)
 
     def _search_line(self, line: HintLine, depth: str) -> str:
         game = self._othello()
         pv = "-".join(move_text(game.width, move) for move in (line.info.pv or
                                                                (line.info.move,)))
+        visits = line.info.visits
         return (f"search {pv} {_eval_text(line.eval)} 0 {depth} "
-                f"{line.info.visits} visits")
+                f"{visits} visit{'' if visits == 1 else 's'}")
 
     def _nodestats(self, result: SearchResult) -> None:
         nodes = max(0, result.stats.playouts)  # this search's own, not the reused tree's
