@@ -78,9 +78,9 @@ class Position:
     def perft(self, depth: int) -> tuple[int, int]:
         """(leaves, moves played) `depth` plies below; the position is restored."""
 
-    def solve(self, max_nodes: int, exact: bool = True) -> tuple[int, int, int, int]:
+    def solve(self, max_nodes: int, exact: bool = True, max_seconds: float = 0.0) -> tuple[int, int, int, int]:
         """
-        (status, move, value, nodes) of an exact endgame solve (position.hpp's Solution; status 0: the game has no solver, 1: out of nodes, 2: solved).
+        (status, move, value, nodes) of an exact endgame solve (position.hpp's Solution; status 0: the game has no solver, 1: out of nodes or past max_seconds > 0, 2: solved).
         """
 
     def prove_threats(self, max_nodes: int, threes: bool = True) -> tuple[int, int, int, int]:

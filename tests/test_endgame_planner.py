@@ -46,8 +46,11 @@ class SlowGame:
         self.needs, self.rate, self.clock = needs, rate, clock
         self.solves: list[tuple[int, bool]] = []
 
-    def solve(self, max_nodes: int, *, exact: bool = True) -> Solution | None:
+    def solve(self, max_nodes: int, *, exact: bool = True,
+              max_seconds: float | None = None) -> Solution | None:
         self.solves.append((max_nodes, exact))
+        if max_seconds is not None:  # the solver's clock: the budget is what fits in the time
+            max_nodes = min(max_nodes, int(max_seconds * self.rate))
         spent = min(max_nodes, self.needs)
         self.clock.t += spent / self.rate
         return Solution(19, 4 if exact else 1, exact, spent) if self.needs <= max_nodes else None
@@ -118,7 +121,7 @@ def test_a_failed_solve_leaves_time_for_the_search() -> None:
     game = SlowGame(empties=12, needs=10**9, rate=1e6, clock=clock)
     assert planner.plan_root(12, 2.0).wld
     assert planner.solve_root(game, 2.0) is None  # type: ignore[arg-type]  # a stand-in
-    assert game.solves == [(int(1e6 * endgame.ROOT_SHARE * 2.0), False)]
+    assert game.solves == [(int(2 * 1e6 * endgame.ROOT_SHARE * 2.0), False)]
     assert clock.t <= endgame.ROOT_SHARE * 2.0 + 1e-9  # the rest of the move is the search's
     # What it learned: that many empty points now look dearer.
     assert planner.wld.nodes(12) > NodeModel(endgame.SEED_WLD).nodes(12)
@@ -137,7 +140,8 @@ def test_win_draw_loss_first_then_exact_in_the_time_left() -> None:
                              exact=NodeModel((1.0, 1.5)))  # the exact estimate looks cheap
     game = SlowGame(empties=10, needs=1000, rate=1e6, clock=clock)
 
-    def wld_only(max_nodes: int, *, exact: bool = True) -> Solution | None:
+    def wld_only(max_nodes: int, *, exact: bool = True,
+                 max_seconds: float | None = None) -> Solution | None:
         game.solves.append((max_nodes, exact))
         clock.t += 0.001
         return None if exact else Solution(19, 1, False, 1000)

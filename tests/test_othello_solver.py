@@ -480,3 +480,16 @@ def test_the_default_engine_plays_every_endgame_optimally_at_2s_a_move(tmp_path:
         proc.kill()
     print(f"optimal in {len(endgames) - len(wrong)} of {len(endgames)}; wrong: {wrong}")
     assert not wrong
+
+
+def test_a_solve_stops_at_its_time_limit() -> None:
+    """`max_seconds` stops a solve the node budget would let run on (the search's clock)."""
+    import time
+    game = by_play(8, 8, 28, random.Random(5))
+    assert not game.is_over()
+    start = time.perf_counter()
+    assert game.solve(10**12, exact=True, max_seconds=0.05) is None
+    assert time.perf_counter() - start < 0.5
+    small = by_play(8, 8, 8, random.Random(5))
+    timed, plain = small.solve(10**6, max_seconds=5.0), small.solve(10**6)
+    assert timed is not None and plain is not None and timed.margin == plain.margin

@@ -144,12 +144,13 @@ NB_MODULE(_core, m) {
            },
            nb::arg("depth"), "(leaves, moves played) `depth` plies below; the position is restored.")
       .def("solve",
-           [](const Position& p, int64_t max_nodes, bool exact) {
-             return searched([&] { return p.solve(max_nodes, exact); });
+           [](const Position& p, int64_t max_nodes, bool exact, double max_seconds) {
+             return searched([&] { return p.solve(max_nodes, exact, max_seconds); });
            },
-           nb::arg("max_nodes"), nb::arg("exact") = true,
+           nb::arg("max_nodes"), nb::arg("exact") = true, nb::arg("max_seconds") = 0.0,
            "(status, move, value, nodes) of an exact endgame solve (position.hpp's Solution; "
-           "status 0: the game has no solver, 1: out of nodes, 2: solved).")
+           "status 0: the game has no solver, 1: out of nodes or past max_seconds > 0, 2: "
+           "solved).")
       .def("prove_threats",
            [](Position& p, int64_t max_nodes, bool threes) {
              return searched([&] { return p.prove_threats(max_nodes, threes); });

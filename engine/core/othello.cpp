@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -327,7 +328,7 @@ class OthelloPosition final : public Position {
   }
 
   // -- the endgame solver ------------------------------------------------------------------------
-  Solution solve(int64_t max_nodes, bool exact) const override {
+  Solution solve(int64_t max_nodes, bool exact, double max_seconds = 0.0) const override {
     Solution out;
     out.status = Solution::SOLVED;
     if (is_over()) {
@@ -338,7 +339,7 @@ class OthelloPosition final : public Position {
     }
     SolveTable& table = SolveTable::local();
     table.new_solve();
-    Solver solver(*this, table, max_nodes);
+    Solver solver(*this, table, max_nodes, max_seconds);
     try {
       if (!exact) {
         // Win/draw/loss: the window (-1, 1) tells the margin's sign and nothing more.
@@ -667,8 +668,12 @@ class OthelloPosition final : public Position {
     struct OutOfNodes {};
     static constexpr int kOrderedEmpties = 7;
 
-    Solver(const OthelloPosition& pos, SolveTable& table, int64_t max_nodes)
+    Solver(const OthelloPosition& pos, SolveTable& table, int64_t max_nodes, double max_seconds)
         : pos_(pos), g_(*pos.geo_), table_(table), max_nodes_(max_nodes),
+          timed_(max_seconds > 0.0),
+          deadline_(std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(timed_ ? max_seconds : 0.0))),
           size_key_(zobrist_key(kZobristTag ^ 0x50, uint64_t(pos.width() * 64 + pos.height()))) {}
 
     int64_t nodes() const { return nodes_; }
@@ -700,6 +705,10 @@ class OthelloPosition final : public Position {
 
     void count_node() {
       if (++nodes_ > max_nodes_) throw OutOfNodes{};
+      // The clock every 4096 positions (well under a millisecond): a loaded machine's slower
+      // rate cannot make a solve overrun the move's time.
+      if (timed_ && (nodes_ & 4095) == 0 && std::chrono::steady_clock::now() > deadline_)
+        throw OutOfNodes{};
     }
 
     // The value of playing `c` from a node with `empties` empty points: a full window for the
@@ -886,6 +895,8 @@ class OthelloPosition final : public Position {
     const Geometry& g_;
     SolveTable& table_;
     const int64_t max_nodes_;
+    const bool timed_;
+    const std::chrono::steady_clock::time_point deadline_;
     const uint64_t size_key_;  // the board size, mixed into table keys: sizes share the table
     int64_t nodes_ = 0;
     std::vector<Candidate> stack_;  // the candidates of every node on the current line

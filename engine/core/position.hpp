@@ -139,8 +139,12 @@ class Position {
   }
   // Perfect play from here by exhaustive search, within `max_nodes` positions searched: the
   // exact final margin, or with `exact` false only who wins (a null window around 0, faster).
+  // `max_seconds` > 0 also stops it, as out of nodes, once that much time has passed (the
+  // search's clock; checked every few thousand positions).
   // Default: UNSUPPORTED, for games without a solver (only Othello's endgame has one).
-  virtual Solution solve(int64_t max_nodes, bool exact) const { return Solution{}; }
+  virtual Solution solve(int64_t max_nodes, bool exact, double max_seconds = 0.0) const {
+    return Solution{};
+  }
 
   // Threat-space search (Gomoku): a win for the side to move forced by an unbroken series of
   // threats, fours only (VCF) or with `threes` also threats to make an open or double four

@@ -72,12 +72,12 @@ class Solvable(Game):
         solver's endgame arrives (`saz solve`). GameError on a malformed diagram."""
 
     @abstractmethod
-    def solve(self, max_nodes: int = DEFAULT_SOLVE_NODES, *, exact: bool = True
-              ) -> Solution | None:
-        """Perfect play from this position by exhaustive search, at most `max_nodes` positions:
-        the best move and the final margin, or with `exact=False` only who wins (a search around
-        a margin of 0, often ten times faster or more). None when the budget ran out;
-        ValueError for a budget below 1."""
+    def solve(self, max_nodes: int = DEFAULT_SOLVE_NODES, *, exact: bool = True,
+              max_seconds: float | None = None) -> Solution | None:
+        """Perfect play from this position by exhaustive search, at most `max_nodes` positions
+        (and, when given, `max_seconds` of time): the best move and the final margin, or with
+        `exact=False` only who wins (a search around a margin of 0, often ten times faster or
+        more). None when the budget ran out; ValueError for a budget below 1."""
 
 
 class ThreatSearching(Game):

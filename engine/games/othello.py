@@ -175,12 +175,13 @@ class Othello(Solvable):
         while the game goes on."""
         return super().winner()
 
-    def solve(self, max_nodes: int = DEFAULT_SOLVE_NODES, *, exact: bool = True
-              ) -> Solution | None:
+    def solve(self, max_nodes: int = DEFAULT_SOLVE_NODES, *, exact: bool = True,
+              max_seconds: float | None = None) -> Solution | None:
         """Perfect play by exhaustive search in the compiled core (without the GIL). Solves
         keep what they proved in a table per thread, so a solve of a position near the last
-        one's is cheaper."""
-        status, move, value, nodes = self._core.solve(node_budget(max_nodes), exact)
+        one's is cheaper. `max_seconds` stops it like the node budget (the search's clock)."""
+        seconds = 0.0 if max_seconds is None else max(float(max_seconds), 1e-6)
+        status, move, value, nodes = self._core.solve(node_budget(max_nodes), exact, seconds)
         if status != SOLVED:
             return None
         return Solution(None if move < 0 else move, value, exact, nodes)

@@ -16,9 +16,9 @@ decides from two things it measures, not from a fixed number of empty points:
 At the root (`plan_root`, `solve_root`): the solve may spend `ROOT_SHARE` of the move's soft
 time (`SearchLimits.soft_seconds`; without a clock, a visit cap or an analysis,
 `NO_CLOCK_SECONDS`). A win/draw/loss solve is tried when its estimate fits in that, with the
-whole share as its node budget; then an exact solve, when its estimate fits in what is left. A
-solve that runs out leaves the rest of the move's time to the tree search, which always gets at
-least the other `1 - ROOT_SHARE`.
+whole share as its time (the solver's own clock stops it there); then an exact solve, when its
+estimate fits in what is left. A solve that runs out leaves the rest of the move's time to the
+tree search, which always gets at least the other `1 - ROOT_SHARE`.
 
 In the tree (`leaf_threshold`): a new leaf is solved (win/draw/loss) when the estimate costs no
 more than one network evaluation of a leaf, as the search measured it (`note_search`; seeded by
@@ -123,7 +123,7 @@ class RootPlan:
     wld: bool
     #: Seconds the root's solves may take in all (`ROOT_SHARE` of the move's time).
     seconds: float
-    #: The node budget of the first solve: the rate times `seconds`.
+    #: The nodes the rate says `seconds` allow (the solves get twice that, and the clock).
     nodes: int
     #: The estimated seconds of each mode.
     wld_seconds: float
@@ -208,10 +208,13 @@ class EndgamePlanner:
             self.leaf_seconds = 0.5 * self.leaf_seconds + 0.5 * eval_seconds / evaluated
 
     # -- the root ---------------------------------------------------------------------------------
-    def _timed(self, game: Solvable, empties: int, nodes: int, exact: bool
+    def _timed(self, game: Solvable, empties: int, seconds: float, exact: bool
                ) -> tuple[Solution | None, float]:
+        """One solve within `seconds` (the solver's own clock stops it) and twice the nodes
+        the rate says they allow (a rate measured low does not cut it short); measured."""
         start = self._now()
-        solution = game.solve(max(1, nodes), exact=exact)
+        nodes = max(1, int(2 * self.rate * seconds))
+        solution = game.solve(nodes, exact=exact, max_seconds=seconds)
         seconds = self._now() - start
         spent = solution.nodes if solution is not None else nodes
         self.note_solve(empties, exact, spent, seconds, solution is not None)
@@ -226,13 +229,13 @@ class EndgamePlanner:
         plan = self.plan_root(empties, soft_seconds)
         if not plan.wld:
             return None
-        wld, spent = self._timed(game, empties, plan.nodes, False)
+        wld, spent = self._timed(game, empties, plan.seconds, False)
         if wld is None or wld.move is None:
             return None
         share = PROVEN_SHARE if wld.result >= 0 else ROOT_SHARE
         left = self.root_seconds(soft_seconds, share) - spent
         if self.seconds(empties, True) <= left:
-            exact, took = self._timed(game, empties, int(self.rate * left), True)
+            exact, took = self._timed(game, empties, left, True)
             spent += took
             if exact is not None and exact.move is not None:
                 return RootSolve(exact, True, spent)
@@ -252,7 +255,7 @@ class EndgamePlanner:
                 break
             child = game.copy()
             child.play(move)
-            solution, _ = self._timed(child, empties, int(self.rate * left), True)
+            solution, _ = self._timed(child, empties, left, True)
             if solution is None:
                 break
             margins[move] = solution.margin * (1 if child.to_move == game.to_move else -1)
