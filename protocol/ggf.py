@@ -33,7 +33,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from saz.engine.games.base import BLACK, EMPTY, WHITE, GameError
+from saz.engine.games import game_class
+from saz.engine.games.base import BLACK, EMPTY, WHITE, Game, GameError
 from saz.engine.games.othello import Othello
 from saz.protocol.vertex import GtpValueError, TopLeftVertices
 
@@ -282,6 +283,25 @@ def parse_clock(text: str) -> GgfClock:
     return GgfClock(values[0] or 0.0, values[1] or 0.0, values[2] or 0.0)
 
 
+def records_game(game: str) -> bool:
+    """Whether GGF records games of `game` (a registry name): Othello's, whatever the size."""
+    return issubclass(game_class(game), Othello)
+
+
+def move_index(size: int, text: str) -> int:
+    """The engine's move index of a move's text on a size x size board (`F5`, `j10`; `PA` or
+    `pass` is the pass, `size * size`); GgfError if it is no move on that board."""
+    word = text.strip()
+    if _PASS_WORD.fullmatch(word):
+        return size * size
+    if not _SQUARE.fullmatch(word):
+        raise GgfError(f"{text!r} is not a move: a square like F5, or PA")
+    try:
+        return TopLeftVertices(size, size).parse(word)
+    except GtpValueError as err:
+        raise GgfError(str(err)) from None
+
+
 def _square(size: int, text: str, index: int) -> int:
     """The engine's point index of a move's square; GgfError if it is off the board."""
     try:
@@ -318,8 +338,9 @@ def format_ggf_collection(games: list[GgfGame]) -> str:
 def _tag(name: str, value: str) -> str:
     if not _TAG_NAME.fullmatch(name):
         raise GgfError(f"{name!r} is not a GGF tag name (upper-case letters and digits)")
-    if "]" in value:
-        raise GgfError(f"tag {name}: GGF values cannot hold ']' ({value!r})")
+    if "]" in value or "\n" in value or "\r" in value:
+        raise GgfError(f"tag {name}: GGF values cannot hold ']' or a line break, as a record "
+                       f"is one line ({value!r})")
     return f"{name}[{value}]"
 
 
@@ -417,7 +438,7 @@ def to_game(ggf: GgfGame) -> Othello:
     return game
 
 
-def from_game(game: Othello, tags: dict[str, str] | None = None, *,
+def from_game(game: Game, tags: dict[str, str] | None = None, *,
               evals: list[float | None] | None = None,
               seconds: list[float | None] | None = None) -> GgfGame:
     """The GGF record of `game` (from its start position), with `tags` and, per move, the

@@ -154,6 +154,8 @@ def test_writer_refuses_what_ggf_cannot_hold() -> None:
     ggf = parse_ggf(NBOARD)
     with pytest.raises(GgfError, match="cannot hold"):
         format_ggf(GgfGame(8, ggf.board, BLACK, tags={"PB": "a]b"}))
+    with pytest.raises(GgfError, match="line break"):
+        format_ggf(GgfGame(8, ggf.board, BLACK, tags={"CO": "two\nlines"}))
     with pytest.raises(GgfError, match="record's own"):
         format_ggf(GgfGame(8, ggf.board, BLACK, tags={"B": "F5"}))
     with pytest.raises(GgfError, match="cells"):

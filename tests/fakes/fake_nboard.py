@@ -21,11 +21,11 @@ import argparse
 import sys
 import time
 
+from saz.protocol.ggf import move_text, parse_ggf, to_game  # at start: a first `go` is quick
+
 
 def _first_legal(ggf_text: str | None) -> str:
     """The first legal move (in index order) at the end of the game given, `PA` if none."""
-    from saz.protocol.ggf import move_text, parse_ggf, to_game
-
     if ggf_text is None:
         return "PA"
     game = to_game(parse_ggf(ggf_text))

@@ -1,5 +1,5 @@
-"""Engines as the referee sees them: one interface over GTP (Go, Othello), Gomocup (Gomoku) and
-UCI (chess).
+"""Engines as the referee sees them: one interface over GTP (Go, Othello), Gomocup (Gomoku),
+UCI (chess) and NBoard (Othello engines such as NTest and Edax, chosen per engine).
 
     adapter = open_engine(EngineSpec.parse("gnugo=gnugo --mode gtp --level 1"), setup)
     adapter.start()                       # the game's settings: size, komi, time
@@ -26,9 +26,19 @@ settings), `ucinewgame`, `isready`; then each move `position startpos|fen FEN mo
 whole game from its start) and `go` with the clock: `wtime btime winc binc` in milliseconds under
 a game clock, `movetime` under a limit per move (both under both, `movetime` the time left to
 this move). A `bestmove` that is no legal move is an illegal move; UCI has no resignation.
+NBoard (an engine's `EngineSpec.protocol`, `saz match --protocol ENGINE=nboard`): `nboard 2`,
+`set depth` (the option `depth`; without it `DEFAULT_NBOARD_DEPTH`, so that the clock decides)
+and `set contempt` (the option `contempt`), a ping; then each move `set game` with the whole
+game in GGF (`protocol/ggf.py`: every move, the forced passes as `PA`) and `go`. The game's
+`TI` and its moves' times make the engine's clocks read the referee's (`_ggf_clocks`, in whole
+seconds as GGF's readers take them): under a game clock, the match's clock and the time each
+side has used; under a limit per move, that limit as the clock, which the engine budgets as the
+rest of its game (so it plays faster than the limit, never past it; its strength is then set by
+its depth). NTest with a depth plays at that depth whatever the clock.
 """
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import shutil
@@ -40,8 +50,10 @@ from typing import Any, TypeVar
 from saz.engine.games import GameError, game_class, new_game
 from saz.engine.games.base import BLACK, WHITE, Game
 from saz.protocol.client_errors import EngineExited, EngineTimeout
+from saz.protocol.ggf import GgfClock, GgfError, format_clock, from_game, move_index, records_game
 from saz.protocol.gomocup_client import PbrainClient, ReplyKind
 from saz.protocol.gtp_client import GtpClient, GtpReply, ProtocolError
+from saz.protocol.nboard_client import NBoardClient, NBoardProtocolError
 from saz.protocol.uci_client import UciClient, UciProtocolError, UnknownOption
 from saz.protocol.vertex import GtpValueError, vertices_for
 from saz.tools.match.pgn import notation, start_of
@@ -55,6 +67,13 @@ COMMAND_TIMEOUT = 10.0
 EXTRA_PATH = "/usr/games"
 #: Gomocup INFO rule values of the Gomoku rules (0 freestyle, 1 exact five, 4 renju).
 _GOMOCUP_RULES = {"freestyle": 0, "exact-five": 1, "renju": 4}
+#: The protocols an engine can speak to the referee (`EngineSpec.protocol`).
+PROTOCOLS = ("gtp", "gomocup", "uci", "nboard")
+#: The options NBoard engines take (`set depth N`, `set contempt N`).
+NBOARD_OPTIONS = ("depth", "contempt")
+#: An NBoard engine's midgame depth when the match gives none: deep enough that the clock,
+#: not the depth, ends its search.
+DEFAULT_NBOARD_DEPTH = 60
 T = TypeVar("T")
 
 
@@ -80,12 +99,14 @@ class SetupRefused(Exception):
 
 @dataclass(frozen=True)
 class EngineSpec:
-    """A contestant: its name, the command that starts it and the options it is given (UCI's
-    `setoption`: name and value, in order)."""
+    """A contestant: its name, the command that starts it, the options it is given (UCI's
+    `setoption`, NBoard's `set`: name and value, in order) and the protocol it speaks where it
+    is not its game's (`GameSetup.protocol`): `nboard` for an NBoard Othello engine."""
 
     name: str
     argv: tuple[str, ...]
     options: tuple[tuple[str, str], ...] = ()
+    protocol: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> EngineSpec:
@@ -108,6 +129,17 @@ class EngineSpec:
         if not equals or not name.strip():
             raise ValueError(f"{text!r} is not an engine option NAME=VALUE")
         return replace(self, options=(*self.options, (name.strip(), value.strip())))
+
+    def with_protocol(self, protocol: str) -> EngineSpec:
+        """This engine speaking `protocol` (one of `PROTOCOLS`; ValueError otherwise)."""
+        protocol = protocol.strip().lower()
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"{protocol!r} is no protocol; expected one of {', '.join(PROTOCOLS)}")
+        return replace(self, protocol=protocol)
+
+    def protocol_in(self, setup: GameSetup) -> str:
+        """The protocol this engine speaks in a match of `setup`: its own, else its game's."""
+        return self.protocol or setup.protocol
 
 
 def resolve_program(program: str) -> str:
@@ -449,6 +481,112 @@ class UciAdapter(EngineAdapter):
             self._client.kill()
 
 
+class NBoardAdapter(EngineAdapter):
+    """An NBoard engine (Othello: NTest, Edax)."""
+
+    protocol_errors = (NBoardProtocolError,)
+
+    def __init__(self, spec: EngineSpec, setup: GameSetup) -> None:
+        super().__init__(spec, setup)
+        self._client: NBoardClient | None = None
+
+    @property
+    def client(self) -> NBoardClient:
+        if self._client is None:
+            try:
+                self._client = NBoardClient(self.spec.argv, name=self.name)
+            except OSError as exc:
+                raise EngineCrashed(f"could not start: {exc}") from None
+        return self._client
+
+    def settings(self) -> tuple[int, float | None]:
+        """The engine's depth and contempt from its options; SetupRefused for another option
+        or a value that is no number."""
+        depth, contempt = DEFAULT_NBOARD_DEPTH, None
+        for name, value in self.spec.options:
+            key = name.lower()
+            try:
+                if key == "depth":
+                    depth = int(value)
+                    if depth < 1:
+                        raise ValueError
+                elif key == "contempt":
+                    contempt = float(value)
+                    if not math.isfinite(contempt):
+                        raise ValueError
+                else:
+                    raise SetupRefused(f"{self.name}: NBoard engines take the options "
+                                       f"{' and '.join(NBOARD_OPTIONS)}, not {name!r}")
+            except ValueError:
+                kind = "a positive whole number" if key == "depth" else "a number"
+                raise SetupRefused(f"{self.name}: the option {name} is {kind}, not "
+                                   f"{value!r}") from None
+        return depth, contempt
+
+    def start(self) -> float:
+        if self.setup.width != self.setup.height:
+            raise SetupRefused(f"NBoard engines play square boards, not "
+                               f"{self.setup.width}x{self.setup.height}")
+        depth, contempt = self.settings()
+        client = self.client
+        self._guard("nboard 2", SETUP_TIMEOUT, client.start, SETUP_TIMEOUT)
+        self._guard("set depth", SETUP_TIMEOUT, client.set_depth, depth)
+        if contempt is not None:
+            self._guard("set contempt", SETUP_TIMEOUT, client.set_contempt, contempt)
+        self._guard("ping", SETUP_TIMEOUT, client.ping, SETUP_TIMEOUT)
+        self._known = 0
+        return 0.0
+
+    def genmove(self, game: Game, clock: Clock, opponent: Clock | None = None) -> Answer:
+        client = self.client
+        mover = game.to_move
+        clocks = {mover: clock, -mover: opponent or clock}
+        clock_text, seconds = _ggf_clocks(game, clocks)
+        tags = {"PC": "saz match", "PB": "black", "PW": "white", "TI": clock_text}
+        try:
+            record = from_game(game, tags, seconds=seconds)
+        except GgfError as exc:
+            raise SetupRefused(f"GGF cannot hold this game: {exc}") from None
+        self._guard("set game", COMMAND_TIMEOUT, client.set_game, record)
+        answer = self._guard("go", clock.deadline, client.go, clock.deadline)
+        self._known = len(game.moves)
+        try:
+            move = move_index(game.width, answer.move)
+        except GgfError as exc:
+            raise EngineMisbehaved(f"answered {answer.move!r}, not a move: {exc}") from None
+        note = f"{answer.eval:+.2f}" if answer.eval is not None else ""
+        return Answer(move, answer.move, answer.seconds, note)
+
+    def close(self) -> int | None:
+        return None if self._client is None else self._client.close()
+
+    def kill(self) -> None:
+        if self._client is not None:
+            self._client.kill()
+
+
+def _ggf_clocks(game: Game, clocks: dict[int, Clock]) -> tuple[str, list[float | None]]:
+    """The TI an NBoard engine is sent and the seconds of each move, so that its clocks read
+    what the referee's say. GGF clocks are whole seconds (what NTest's reader takes), and an
+    engine works out a side's time left as TI's time less its moves' seconds plus TI's
+    increment for each of them: under a game clock, TI is the match's (base and increment
+    rounded down) and each side's moves carry, spread evenly, what that leaves to take off;
+    under a limit per move alone, TI is that limit and the moves carry no time."""
+    control = next(iter(clocks.values())).control
+    if not control.has_game_clock:
+        return format_clock(GgfClock(max(1, math.floor(control.per_move or 1)))), [None] * len(
+            game.moves)
+    base, increment = max(1, math.floor(control.base)), math.floor(control.increment)
+    colors = game.colors()
+    spent: dict[int, float] = {}
+    for color, side in clocks.items():
+        count = colors.count(color)
+        if count:
+            spent[color] = max(0.0, base + increment * count - side.remaining) / count
+    return (format_clock(GgfClock(base, increment)),
+            [round(spent[color], 3) for color in colors])
+
+
 def uci_variant(setup: GameSetup) -> str | None:
     """The `UCI_Variant` a UCI engine is set to for the match's board: None for standard chess
     (which needs none), else the game's variant name (`gardner`, `losalamos`)."""
@@ -482,12 +620,19 @@ def _gtp_color(color: int) -> str:
 
 
 def open_engine(spec: EngineSpec, setup: GameSetup) -> EngineAdapter:
-    """The adapter of the protocol the game's engines speak (the process starts with `start`)."""
-    if spec.options and setup.protocol != "uci":
-        raise SetupRefused(f"{spec.name}: only UCI engines take options")
-    if setup.protocol == "gomocup":
+    """The adapter of the protocol the engine speaks (`EngineSpec.protocol_in`; the process
+    starts with `start`). SetupRefused for options to an engine whose protocol has none, or
+    an NBoard engine in a game GGF does not record."""
+    protocol = spec.protocol_in(setup)
+    if spec.options and protocol not in ("uci", "nboard"):
+        raise SetupRefused(f"{spec.name}: only UCI and NBoard engines take options")
+    if protocol == "nboard":
+        if not records_game(setup.game):
+            raise SetupRefused(f"{spec.name}: NBoard engines play Othello, not {setup.game}")
+        return NBoardAdapter(spec, setup)
+    if protocol == "gomocup":
         return GomocupAdapter(spec, setup)
-    if setup.protocol == "uci":
+    if protocol == "uci":
         return UciAdapter(spec, setup)
     return GtpAdapter(spec, setup)
 
@@ -495,5 +640,6 @@ def open_engine(spec: EngineSpec, setup: GameSetup) -> EngineAdapter:
 __all__ = [
     "Answer", "EngineAdapter", "EngineCrashed", "EngineFailure", "EngineHung",
     "EngineMisbehaved", "EngineSpec", "GameSetup", "GomocupAdapter", "GtpAdapter",
-    "SetupRefused", "UciAdapter", "open_engine", "resolve_program", "uci_variant",
+    "NBoardAdapter", "SetupRefused", "UciAdapter", "open_engine", "resolve_program",
+    "uci_variant",
 ]

@@ -13,7 +13,13 @@ Engines are subprocesses speaking GTP (Go, Othello), the Gomocup protocol (Gomok
 side that moves first (Black; White in chess), game 2k+1 the second, both from the k-th
 opening. `--option ENGINE:NAME=VALUE` gives a UCI engine an option (`setoption`: Skill Level,
 UCI_LimitStrength, UCI_Elo, Threads, Hash), once per option; `UCI_Variant` is set from the
-board (`--size 5` Gardner, `--size 6` Los Alamos, or `--variant`).
+board (`--size 5` Gardner, `--size 6` Los Alamos, or `--variant`). `--protocol ENGINE=nboard`
+has an Othello engine spoken to in the NBoard protocol (NTest, Edax) instead of GTP; such an
+engine takes the options `depth` (`set depth N`) and `contempt`:
+
+    saz match --game othello --games 40 --tc move=1 --random-plies 2 --out runs/ntest4 \
+        --engine saz="saz gtp --game othello" --engine ntest="ntest x" \
+        --protocol ntest=nboard --option ntest:depth=4
 
 **Openings.** `--random-plies P` opens every pair of games with P uniformly random legal moves
 (no passes; drawn with `--seed`, so a match can be replayed). `--openings FILE` reads one
@@ -29,7 +35,8 @@ turn, again from the first when the games outnumber them.
 with the 95% interval (`tools/match/elo.py`), and the SPRT's log-likelihood ratio with `--sprt`. The
 match stops starting games once the SPRT decides. With `--out PATH`, the match record
 (`tools/match/records.py`): `PATH.sgf`, an SGF collection of every game in the order of their
-numbers (chess: `PATH.pgn`, every game in PGN, `tools/match/pgn.py`), and `PATH.json`, the
+numbers (chess: `PATH.pgn`, every game in PGN, `tools/match/pgn.py`; Othello also `PATH.ggf`,
+the same games in GGF, `protocol/ggf.py`), and `PATH.json`, the
 summary (the command that plays the match again, engines, settings,
 each game's result, reason and time, totals, Elo, SPRT), both rewritten after every game.
 With `--card MODEL.json` as well, the match's row (opponent, board, W-L-D, Elo, ...) is recorded
@@ -49,7 +56,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -58,6 +65,7 @@ import numpy as np
 from saz.engine.games import BLACK, DRAW, GAME_NAMES, WHITE, GameError, game_class
 from saz.engine.games.grid import parse_size
 from saz.engine.model_card import ModelCardError
+from saz.protocol.ggf import GgfClock, format_clock, format_ggf, from_game, records_game
 from saz.protocol.sgf_writer import SgfInfo, format_sgf
 from saz.protocol.vertex import GtpValueError, vertices_for
 from saz.tools.match.adapters import EngineSpec, GameSetup, SetupRefused, uci_variant
@@ -70,9 +78,11 @@ from saz.tools.match.pgn import (
     read_pgn_openings,
 )
 from saz.tools.match.records import (
+    GGF_SUFFIX,
     OPENING_NOTE,
     PGN_SUFFIX,
     MatchRecord,
+    extra_suffixes,
     games_suffix,
     write_games,
     write_summary,
@@ -277,6 +287,7 @@ def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings
                                                config.openings, first_mover))
     standings = Standings(config)
     trees: dict[int, str] = {}  # the finished games' SGF (or PGN), by number
+    ggf_games: dict[int, str] = {}  # and their GGF (Othello), by number
     refused: SetupRefused | None = None
     with ThreadPoolExecutor(config.concurrency, thread_name_prefix="saz-match") as pool:
         running: dict[Future[GameRecord], Pairing] = {}
@@ -303,7 +314,9 @@ def run_match(config: MatchConfig, on_game: Callable[[int, GameRecord, Standings
                 standings.add(pairing.number, game)
                 if config.out is not None:
                     trees[pairing.number] = game_text(config, pairing.number, game)
-                    write_record(config, standings, trees)
+                    if GGF_SUFFIX in extra_suffixes(config.setup.game):
+                        ggf_games[pairing.number] = game_ggf(config, pairing.number, game)
+                    write_record(config, standings, trees, ggf_games)
                 on_game(pairing.number, game, standings)
                 if refused is None and standings.verdict is Verdict.CONTINUE:
                     start_next()
@@ -384,13 +397,65 @@ def game_sgf(config: MatchConfig, number: int, game: GameRecord) -> str:
     return format_sgf(game.game, info)
 
 
-def write_record(config: MatchConfig, standings: Standings, trees: Mapping[int, str]) -> None:
+def game_ggf(config: MatchConfig, number: int, game: GameRecord) -> str:
+    """The GGF record of one game of an Othello match, one line: the players, the date, the
+    result (`ggf_result`), the game clock (TI, where the match has one), every move with the
+    seconds it took and its engine's evaluation where one was given, and in CO what the SGF's
+    game comment says (the game's number, how it ended, the opening's length)."""
+    control = config.setup.time_control
+    comment = (f"{config.first.name} vs {config.second.name}, game {number}: {game.result} "
+               f"by {game.reason.value}" + (f": {game.detail}" if game.detail else ""))
+    if control.per_move is not None:
+        comment += f"; at most {control.per_move:g} s per move"
+    if game.opening_plies:
+        comment += OPENING_NOTE.format(game.opening_plies)
+    tags = {"PC": f"saz:{_version()}",
+            "DT": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S GMT"),
+            "PB": game.black, "PW": game.white, "RE": ggf_result(game)}
+    if control.has_game_clock:
+        tags["TI"] = format_clock(GgfClock(control.base, control.increment))
+    tags["CO"] = " ".join(comment.replace("[", "(").replace("]", ")").split())  # one line
+    plies = len(game.game.moves)
+    evals = [_eval(game.move_notes.get(ply, "")) for ply in range(plies)]
+    times = [game.move_seconds.get(ply) for ply in range(plies)]
+    seconds = [None if taken is None else round(taken, 2) for taken in times]
+    return format_ggf(from_game(game.game, tags, evals=evals, seconds=seconds)) + "\n"
+
+
+def ggf_result(game: GameRecord) -> str:
+    """GGF's RE: Black's disc margin, the empty squares going to the winner as GGS counts them
+    (`+12`, `-2`, `0`); a game lost on time or forfeited (resignation, an illegal move, a crash)
+    as a wipe-out, the whole board's margin with `:t` (time) or `:r` (the others)."""
+    played = game.game
+    if game.reason in (Reason.TIME, Reason.RESIGN, Reason.ILLEGAL, Reason.CRASH):
+        sign = 0 if game.winner == DRAW else (1 if game.winner == BLACK else -1)
+        suffix = ":t" if game.reason is Reason.TIME else ":r"
+        return f"{sign * played.num_points:+d}{suffix}"
+    margin = int(played.score() or 0)
+    margin += played.num_empty if margin > 0 else -played.num_empty if margin < 0 else 0
+    return f"{margin:+d}" if margin else "0"
+
+
+def _eval(note: str) -> float | None:
+    """An engine's evaluation from its move note (an NBoard engine's `+1.50`), if it is one."""
+    try:
+        value = float(note)
+    except ValueError:
+        return None
+    return round(value, 2) if math.isfinite(value) else None
+
+
+def write_record(config: MatchConfig, standings: Standings, trees: Mapping[int, str],
+                 ggf_games: Mapping[int, str] | None = None) -> None:
     """The match record so far at `config.out` (`tools/match/records.py`): the collection of
-    the finished games' `trees` (by game number), in the order of their numbers, then the
-    summary, whose `games` are in the same order."""
+    the finished games' `trees` (by game number), in the order of their numbers, and of an
+    Othello match's `ggf_games` likewise, then the summary, whose `games` are in the same
+    order."""
     assert config.out is not None
     record = MatchRecord.of(config.out, games_suffix(config.setup.game))
     write_games(record, (trees[number] for number in sorted(trees)))
+    if ggf_games:
+        write_games(record, (ggf_games[number] for number in sorted(ggf_games)), GGF_SUFFIX)
     write_summary(record, summary(config, standings))
 
 
@@ -419,6 +484,9 @@ def summary(config: MatchConfig, standings: Standings) -> dict[str, Any]:
         **({"options": {spec.name: dict(spec.options) for spec in (config.first, config.second)
                         if spec.options}}
            if config.first.options or config.second.options else {}),
+        **({"protocols": {spec.name: spec.protocol for spec in (config.first, config.second)
+                          if spec.protocol}}
+           if config.first.protocol or config.second.protocol else {}),
         "settings": {"game": setup.game, "width": setup.width, "height": setup.height,
                      "rules": setup.rules, "time_control": str(setup.time_control),
                      "time_margin": config.margin, "games": config.games,
@@ -481,8 +549,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a contestant, twice: its name and the command line that starts "
                              "it (programs are also looked for in /usr/games)")
     parser.add_argument("--option", action="append", default=[], metavar="ENGINE:NAME=VALUE",
-                        help="a UCI option for the engine called ENGINE (setoption), e.g. "
-                             "'sf:Skill Level=0'; once per option")
+                        help="an option for the engine called ENGINE: UCI's (setoption), e.g. "
+                             "'sf:Skill Level=0', or NBoard's depth and contempt, e.g. "
+                             "'ntest:depth=4'; once per option")
+    parser.add_argument("--protocol", action="append", default=[], metavar="ENGINE=PROTOCOL",
+                        help="the protocol the engine called ENGINE speaks where it is not its "
+                             "game's: nboard for an Othello engine such as NTest or Edax")
     parser.add_argument("--games", type=int, default=2, metavar="K",
                         help="games to play (default 2: one opening, both colours)")
     parser.add_argument("--tc", default="move=5", metavar="TC",
@@ -512,7 +584,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="games played at once (default 1)")
     parser.add_argument("--out", type=Path, metavar="PATH",
                         help="record the match: every game in PATH.sgf (an SGF collection; "
-                             "chess PATH.pgn), the summary in PATH.json")
+                             "chess PATH.pgn; Othello also PATH.ggf), the summary in PATH.json")
     parser.add_argument("--card", type=Path, metavar="MODEL.json",
                         help="when the match ends, record its row in this model card's strength "
                              "table (the first engine plays the model; needs --out)")
@@ -536,6 +608,15 @@ def config_from_args(args: argparse.Namespace, command: str | None = None) -> Ma
             first = first.with_option(option)
         else:
             second = second.with_option(option)
+    for text in args.protocol:
+        name, equals, protocol = text.partition("=")
+        if not equals or name not in (first.name, second.name):
+            raise MatchError(f"--protocol {text!r}: write ENGINE=PROTOCOL, ENGINE one of "
+                             f"{first.name!r}, {second.name!r}")
+        if name == first.name:
+            first = first.with_protocol(protocol)
+        else:
+            second = second.with_protocol(protocol)
     for name, value, least in (("--games", args.games, 1), ("--concurrency", args.concurrency, 1),
                                ("--random-plies", args.random_plies, 0)):
         if value < least:
@@ -554,9 +635,17 @@ def config_from_args(args: argparse.Namespace, command: str | None = None) -> Ma
             vertices_for(setup.game, width, height)
     except (GameError, GtpValueError) as exc:
         raise MatchError(str(exc)) from None
-    if (first.options or second.options) and setup.protocol != "uci":
-        raise MatchError(f"--option: {setup.game} engines speak {setup.protocol}, which has no "
-                         "engine options")
+    for spec in (first, second):
+        protocol = spec.protocol_in(setup)
+        if spec.protocol not in (None, setup.protocol, "nboard"):
+            raise MatchError(f"--protocol: {spec.name} cannot speak {spec.protocol} in "
+                             f"{setup.game} (its engines speak {setup.protocol}; Othello's "
+                             "also nboard)")
+        if protocol == "nboard" and not records_game(setup.game):
+            raise MatchError(f"--protocol: NBoard engines play Othello, not {setup.game}")
+        if spec.options and protocol not in ("uci", "nboard"):
+            raise MatchError(f"--option: {spec.name} speaks {protocol}, which has no engine "
+                             "options")
     pairs = (args.games + 1) // 2
     openings: list[Opening]
     if args.openings is not None:
@@ -613,7 +702,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
               file=out)
     if config.out is not None:
         record = MatchRecord.of(config.out, games_suffix(setup.game))
-        print(f"games in {record.games}, summary in {record.summary}", file=out)
+        also = "".join(f" and {record.with_suffix(suffix)}"
+                       for suffix in extra_suffixes(setup.game))
+        print(f"games in {record.games}{also}, summary in {record.summary}", file=out)
     if args.card is not None:
         assert config.out is not None
         try:  # from the summary just written, as `saz card --add` would

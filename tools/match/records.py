@@ -18,11 +18,17 @@ A game whose engines speak UCI (chess) is recorded in PGN instead, as chess GUIs
 managers and python-chess read it: `PATH.pgn`, every game one after the other in the order of
 their numbers (`tools/match/pgn.py`), beside the same summary (`games_suffix` says which).
 
-A record is named by PATH, `PATH.sgf`, `PATH.pgn` or `PATH.json` alike. The readers of games
-take records, single SGF files (of one game or many) and folders of them (their `*.sgf` files,
-sorted), so a folder of match records is read as every game of every match in it. A game's root
-comment says how many of its first plies were the match's random opening (`OPENING_NOTE`),
-which neither engine chose: `opening_plies` reads it back.
+An Othello match has its games in GGF as well (`PATH.ggf`, the same games in the same order, one
+a line, `protocol/ggf.py`), the format Othello's tools (NBoard, GGS, NTest) read; its `CO` says
+what the SGF's game comment says.
+
+A record is named by PATH, `PATH.sgf`, `PATH.pgn`, `PATH.ggf` or `PATH.json` alike. The readers
+of games take records, single SGF or GGF files (of one game or many) and folders of them (their
+`*.sgf` files, sorted, and the `*.ggf` files without an SGF twin), so a folder of match records
+is read as every game of every match in it. A GGF game is read as the SGF game it is
+(`ggf_as_sgf`): the same moves (its left-out passes played), players, result and comment.
+A game's root comment says how many of its first plies were the match's random opening
+(`OPENING_NOTE`), which neither engine chose: `opening_plies` reads it back.
 
 This module imports no torch.
 """
@@ -37,13 +43,23 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from saz.engine.games import game_class
-from saz.protocol.sgf import SgfGame, game_trees, parse_sgf
+from saz.protocol.ggf import (
+    GgfGame,
+    format_ggf,
+    parse_ggf_collection,
+    records_game,
+    start_game,
+    to_game,
+)
+from saz.protocol.sgf import SgfGame, SgfMove, SgfNode, game_trees, parse_sgf
 
 #: The suffixes of a match record's two files: the games and the summary; PGN's, the games of
 #: a game whose engines speak UCI.
 GAMES_SUFFIX = ".sgf"
 SUMMARY_SUFFIX = ".json"
 PGN_SUFFIX = ".pgn"
+#: The suffix of an Othello match's games in GGF, beside its SGF.
+GGF_SUFFIX = ".ggf"
 
 #: How a record's game comment (GC) says how many of its first plies were the set opening.
 OPENING_NOTE = "; the first {} moves are the opening"
@@ -60,6 +76,11 @@ def games_suffix(game: str) -> str:
     return PGN_SUFFIX if game_class(game).info.engine_protocol == "uci" else GAMES_SUFFIX
 
 
+def extra_suffixes(game: str) -> tuple[str, ...]:
+    """The suffixes of the other files holding a match's games: GGF for Othello."""
+    return (GGF_SUFFIX,) if records_game(game) else ()
+
+
 @dataclass(frozen=True)
 class MatchRecord:
     """Where one match is recorded: `stem` + ".sgf" (the games; `suffix` ".pgn" for chess)
@@ -71,9 +92,10 @@ class MatchRecord:
 
     @classmethod
     def of(cls, path: str | PurePath, suffix: str = GAMES_SUFFIX) -> MatchRecord:
-        """The record named by PATH, PATH.sgf, PATH.pgn or PATH.json, its games in `suffix`."""
+        """The record named by PATH, PATH.sgf, PATH.pgn, PATH.ggf or PATH.json, its games in
+        `suffix`."""
         text = PurePath(path).as_posix()
-        for known in (GAMES_SUFFIX, PGN_SUFFIX, SUMMARY_SUFFIX):
+        for known in (GAMES_SUFFIX, PGN_SUFFIX, GGF_SUFFIX, SUMMARY_SUFFIX):
             if text.endswith(known):
                 text = text[:-len(known)]
         return cls(PurePath(text), suffix)
@@ -92,12 +114,18 @@ class MatchRecord:
     def summary(self) -> Path:
         return Path(f"{self.stem}{SUMMARY_SUFFIX}")
 
+    def with_suffix(self, suffix: str) -> Path:
+        """The record's file of that suffix (`.ggf`: its games in GGF)."""
+        return Path(f"{self.stem}{suffix}")
+
 
 # -- writing --------------------------------------------------------------------------------------
-def write_games(record: MatchRecord, trees: Iterable[str]) -> None:
+def write_games(record: MatchRecord, trees: Iterable[str], suffix: str | None = None) -> None:
     """The record's collection: the game trees (each as `format_sgf` wrote it; or PGN games,
-    as `format_pgn` wrote them) one after the other, replacing the file whole."""
-    _replace(record.games, "".join(trees))
+    as `format_pgn` wrote them; or GGF games with `suffix` GGF_SUFFIX, one a line) one after
+    the other, replacing the file whole."""
+    path = record.games if suffix is None else record.with_suffix(suffix)
+    _replace(path, "".join(trees))
 
 
 def write_summary(record: MatchRecord, summary: dict[str, Any]) -> None:
@@ -139,38 +167,86 @@ class RecordedGame:
 
     @property
     def where(self) -> str:
-        """The game as the readers' tables name it: "FILE.sgf#N"."""
+        """The game as the readers' tables name it: "FILE.sgf#N" (or "FILE.ggf#N")."""
         return f"{self.source.as_posix()}#{self.number}"
 
 
 def record_files(paths: Sequence[str | PurePath]) -> list[Path]:
-    """The SGF files that `paths` name, in order: each a record (PATH, PATH.sgf or PATH.json),
-    an SGF file, or a folder (its `*.sgf` files, sorted); RecordError for a path that is none."""
-    files = []
+    """The SGF and GGF files that `paths` name, in order: each a record (PATH, PATH.sgf,
+    PATH.ggf or PATH.json: its SGF, else its GGF), an SGF or GGF file, or a folder (its `*.sgf`
+    files and the `*.ggf` files without an SGF twin, sorted); RecordError for a path that is
+    none."""
+    files: list[Path] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            files += sorted(path.glob(f"*{GAMES_SUFFIX}"))
-        elif path.suffix == GAMES_SUFFIX and path.is_file():
+            found = set(path.glob(f"*{GAMES_SUFFIX}"))
+            found |= {ggf for ggf in path.glob(f"*{GGF_SUFFIX}")
+                      if not ggf.with_suffix(GAMES_SUFFIX).is_file()}
+            files += sorted(found)
+        elif path.suffix in (GAMES_SUFFIX, GGF_SUFFIX) and path.is_file():
             files.append(path)
         elif MatchRecord.of(path).games.is_file():
             files.append(MatchRecord.of(path).games)
+        elif MatchRecord.of(path).with_suffix(GGF_SUFFIX).is_file():
+            files.append(MatchRecord.of(path).with_suffix(GGF_SUFFIX))
         else:
-            raise RecordError(f"{path}: no SGF games there (a match record PATH.sgf, an SGF "
-                              "file or a folder of them)")
+            raise RecordError(f"{path}: no SGF or GGF games there (a match record PATH.sgf, "
+                              "an SGF or GGF file or a folder of them)")
     return files
 
 
 def read_games(paths: Sequence[str | PurePath]) -> Iterator[RecordedGame]:
     """Every game in the files `paths` name (`record_files`), in order. A game with setup
-    stones (`AB`, `AW`, `AE`) is refused with RecordError: `saz match` never writes them, and the
-    readers replay the moves from the empty board. Malformed SGF is an SgfError (a ValueError)."""
+    stones (`AB`, `AW`, `AE`; a GGF game from another start than the usual) is refused with
+    RecordError: `saz match` never writes them, and the readers replay the moves from the empty
+    board. Malformed SGF is an SgfError, malformed GGF a GgfError (both ValueErrors)."""
     for path in record_files(paths):
-        for number, text in enumerate(game_trees(path.read_text(encoding="utf-8")), 1):
-            sgf = parse_sgf(text)
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == GGF_SUFFIX:
+            for number, ggf in enumerate(parse_ggf_collection(text), 1):
+                yield RecordedGame(path, number, ggf_as_sgf(ggf, f"{path}#{number}"),
+                                   format_ggf(ggf))
+            continue
+        for number, tree in enumerate(game_trees(text), 1):
+            sgf = parse_sgf(tree)
             if any(node.has_setup for node in sgf.nodes):
                 raise RecordError(f"{path}#{number}: setup stones are not supported")
-            yield RecordedGame(path, number, sgf, text)
+            yield RecordedGame(path, number, sgf, tree)
+
+
+def ggf_as_sgf(ggf: GgfGame, where: str = "GGF game") -> SgfGame:
+    """The SGF game a GGF game is: its moves replayed (a pass it leaves out is played; GgfError
+    on an illegal move), PB/PW, CO as the game comment and RE as SGF's (`ggf_result`).
+    RecordError for a game from another start than the usual one."""
+    usual = type(start_game(ggf))(ggf.size)
+    start = start_game(ggf)
+    board, to_move = start.start_position()
+    usual_board, usual_to_move = usual.start_position()
+    if to_move != usual_to_move or (board != usual_board).any():
+        raise RecordError(f"{where}: a game from a set-up start (BO) is not supported")
+    game = to_game(ggf)
+    nodes = tuple(SgfNode(move=SgfMove(color, move))
+                  for move, color in zip(game.moves, game.colors()))
+    tags = ggf.tags
+    return SgfGame("othello", ggf.size, ggf.size, None, 0, nodes, tags.get("PB"), tags.get("PW"),
+                   tags.get("CO"), ggf_result(tags.get("RE", "")))
+
+
+def ggf_result(text: str) -> str | None:
+    """SGF's RE of a GGF result: Black's disc margin (`+12`, `-2.000`) as `B+12` / `W+2` / `0`,
+    with `:t` (time) `B+T` / `W+T` and `:r` (resignation; `saz match` writes it for every
+    forfeit) `B+R` / `W+R`; None for `?` or what is no result."""
+    value, _, how = text.strip().partition(":")
+    try:
+        margin = float(value)
+    except ValueError:
+        return None
+    if margin == 0:
+        return "0"
+    side = "B" if margin > 0 else "W"
+    suffix = {"t": "T", "r": "R"}.get(how.strip().lower())
+    return f"{side}+{suffix}" if suffix else f"{side}+{abs(margin):g}"
 
 
 def opening_plies(game_comment: str | None) -> int:
