@@ -64,6 +64,7 @@ import math
 import os
 import queue
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -653,15 +654,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="saz nboard",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Play Othello over the NBoard protocol (version 2), for the NBoard GUI "
-                    "and tools that drive NTest or Edax: the protocol on stdin and stdout, logs "
-                    "on stderr. In NBoard, add an engine whose command is `saz nboard`.",
-        epilog="depth: NBoard's `set depth N` gives each search round(100 * 2^(N/2)) visits "
-               "(1: 141, 4: 400, 8: 1600, 12: 6400, 16: 25600, 20: 102400; depths clamped to "
-               f"1..{MAX_DEPTH}; {DEFAULT_DEPTH} until NBoard sets one). hint and analyze are "
-               "limited by the visits, go also by the game's GGF clock (TI) less the time "
-               "already used. Evals are in discs for the side to move; 100%W / 100% mark "
-               "results the endgame solver proved / solved exactly.")
+        description=textwrap.fill(
+            "Play Othello over the NBoard protocol (version 2), for the NBoard GUI and tools "
+            "that drive NTest or Edax: the protocol on stdin and stdout, logs on stderr. In "
+            "NBoard, add an engine whose command is `saz nboard`.", width=78),
+        epilog=textwrap.fill(
+            "depth: NBoard's `set depth N` gives each search round(100 * 2^(N/2)) visits "
+            "(1: 141, 4: 400, 8: 1600, 12: 6400, 16: 25600, 20: 102400; depths clamped to "
+            f"1..{MAX_DEPTH}; {DEFAULT_DEPTH} until NBoard sets one). hint and analyze are "
+            "limited by the visits, go also by the game's GGF clock (TI) less the time "
+            "already used. Evals are in discs for the side to move; 100%W / 100% mark "
+            "results the endgame solver proved / solved exactly.", width=78))
     add_engine_arguments(parser, time_per_move=True, help={
         "model": "the Othello network (default: the shipped models/othello.onnx)",
         "visits": "visits per search, in place of the depth mapping",
