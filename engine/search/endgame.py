@@ -16,9 +16,11 @@ decides from two things it measures, not from a fixed number of empty points:
 At the root (`plan_root`, `solve_root`): the solve may spend `ROOT_SHARE` of the move's soft
 time (`SearchLimits.soft_seconds`; without a clock, a visit cap or an analysis,
 `NO_CLOCK_SECONDS`). A win/draw/loss solve is tried when its estimate fits in that, with the
-whole share as its time (the solver's own clock stops it there); then an exact solve, when its
-estimate fits in what is left. A solve that runs out leaves the rest of the move's time to the
-tree search, which always gets at least the other `1 - ROOT_SHARE`.
+whole share as its time (the solver's own clock stops it there); then an exact solve: when the
+root is won or drawn, always, within `PROVEN_SHARE` of the time (the proof's move is played if
+it runs out); when lost, if its estimate fits in what is left of the share. A solve that runs
+out leaves the rest of the move's time to the tree search, which gets at least the other
+`1 - ROOT_SHARE` of it unless the root was proven won or drawn.
 
 In the tree (`leaf_threshold`): a new leaf is solved (win/draw/loss) when the estimate costs no
 more than one network evaluation of a leaf, as the search measured it (`note_search`; seeded by
@@ -221,9 +223,9 @@ class EndgamePlanner:
         return solution, seconds
 
     def solve_root(self, game: Solvable, soft_seconds: float | None) -> RootSolve | None:
-        """Solve `game` as `plan_root` decides: win/draw/loss, then the exact margin when its
-        estimate fits in the time left (of `PROVEN_SHARE` of the soft time once the root is
-        proven won or drawn, else of `ROOT_SHARE`). None when no solve was tried or the first
+        """Solve `game` as `plan_root` decides: win/draw/loss, then the exact margin in the time
+        left of `PROVEN_SHARE` of the soft time once the root is proven won or drawn, or, when
+        lost, of `ROOT_SHARE` if its estimate fits there. None when no solve was tried or the first
         ran out: the search then has the move's time that is left."""
         empties = game.num_empty
         plan = self.plan_root(empties, soft_seconds)
@@ -234,7 +236,10 @@ class EndgamePlanner:
             return None
         share = PROVEN_SHARE if wld.result >= 0 else ROOT_SHARE
         left = self.root_seconds(soft_seconds, share) - spent
-        if self.seconds(empties, True) <= left:
+        # Once won or drawn, the exact solve costs nothing the search would use (the proof's
+        # move is played if it runs out): tried whatever the estimate. Once lost, only when the
+        # estimate fits, since the search then plays on.
+        if left > 0 and (wld.result >= 0 or self.seconds(empties, True) <= left):
             exact, took = self._timed(game, empties, left, True)
             spent += took
             if exact is not None and exact.move is not None:

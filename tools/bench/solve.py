@@ -20,8 +20,9 @@ the positions of an endgame test suite; they are the positions a self-play game 
 the root with the default `--solve-empties auto`): for each time per move (the soft budget)
 one planner, as a game would use it, meets the positions from the most empty points down, each
 solve from an empty table. A cell: `exact` (the margin proved), `wld` (only who wins), `no`
-(not tried: the estimate did not fit) or `out` (tried, ran out of nodes; the search has the rest
-of the move), with the seconds the solves took (the worst of the row's positions).
+(not tried: the estimate did not fit) or `out` (tried, ran out of time or nodes; the search has
+the rest of the move), each outcome the row's positions met, with the seconds the slowest of
+them took.
 
 `--write-set` builds and verifies the endgame position set that the tests check and that the
 default engine must play perfectly (`endgame_set`).
@@ -157,8 +158,8 @@ def bench_decision(args: argparse.Namespace) -> int:
                     outcomes.append("exact" if solved.exact else "wld")
                 else:
                     outcomes.append("out" if took > 0.0005 else "no")
-            worst_first = min(outcomes, key=["out", "no", "wld", "exact"].index)
-            cells[e, seconds] = f"{worst_first} {worst:.2f}"
+            shown = "/".join(sorted(set(outcomes), key=["exact", "wld", "out", "no"].index))
+            cells[e, seconds] = f"{shown} {worst:.2f}"
     print(f"# The search's root solve (EndgamePlanner) on Othello {width}x{height} random-play "
           f"positions, {args.positions} per row, seed {args.seed}; the worst of each row's "
           f"positions; load average at start {os.getloadavg()[0]:.2f}")
