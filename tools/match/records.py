@@ -52,6 +52,7 @@ from saz.protocol.ggf import (
     to_game,
 )
 from saz.protocol.sgf import SgfGame, SgfMove, SgfNode, game_trees, parse_sgf
+from saz.protocol.sgf_writer import sgf_result
 
 #: The suffixes of a match record's two files: the games and the summary; PGN's, the games of
 #: a game whose engines speak UCI.
@@ -229,8 +230,13 @@ def ggf_as_sgf(ggf: GgfGame, where: str = "GGF game") -> SgfGame:
     nodes = tuple(SgfNode(move=SgfMove(color, move))
                   for move, color in zip(game.moves, game.colors()))
     tags = ggf.tags
+    result = ggf_result(tags.get("RE", ""))
+    if game.is_over() and result is not None and not result.endswith(("+T", "+R")):
+        # GGF's RE gives the empty squares to the winner (GGS's count); SGF's, as saz match
+        # writes it, is the game's own score, which the finished game says.
+        result = sgf_result(game)
     return SgfGame("othello", ggf.size, ggf.size, None, 0, nodes, tags.get("PB"), tags.get("PW"),
-                   tags.get("CO"), ggf_result(tags.get("RE", "")))
+                   tags.get("CO"), result)
 
 
 def ggf_result(text: str) -> str | None:
