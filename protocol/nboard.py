@@ -424,7 +424,9 @@ class NBoardSession:
             self.status("")
         self._nodestats(result)
         best = self._hint_lines(game, result, 1)
-        evaluation = f"{_eval_text(best[0].eval)}" if best else ""
+        # A search the clock cut before its first visit still has the root's value to give.
+        evaluation = _eval_text(best[0].eval if best else value_discs(result.value,
+                                                                      game.num_points))
         spent = max(0.0, time.monotonic() - arrived)
         self.write(f"=== {move_text(game.width, result.best_move)}/{evaluation}/{spent:.2f}")
         self.engine.clock.replied(time.monotonic())
