@@ -324,19 +324,22 @@ class NBoardSession:
         if version != PROTOCOL_VERSION:
             self.status(f"saz speaks NBoard protocol version {PROTOCOL_VERSION}, "
                         f"not {version}; going on with it")
-        self._load_network()
+            self._load_network()
+        elif self._load_network():
+            self.status("")  # NBoard shows "Loading ENGINE" until a status clears it
 
-    def _load_network(self) -> None:
+    def _load_network(self) -> bool:
         """Load the network now, untimed; a failure is a status (the next search says it
-        again), not the end of the session."""
+        again), not the end of the session. Whether it is loaded."""
         if self._network_ready:
-            return
+            return True
         try:
             self.engine.load_network()
         except _refusals() as exc:
             self.status(f"the network cannot load: {exc}")
-            return
+            return False
         self._network_ready = True
+        return True
 
     def _set(self, args: str, arrived: float) -> None:
         name, *rest = args.split(None, 1) or [""]

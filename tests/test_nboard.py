@@ -170,7 +170,8 @@ def test_transcript_through_the_process(name: str) -> None:
 
 def test_transcripts_parse() -> None:
     steps = read_transcript(TRANSCRIPTS / "session.nboard")
-    assert steps[0] == Step("nboard 2", (("=", "set myname saz"),), steps[0].line_number)
+    assert steps[0] == Step("nboard 2", (("=", "set myname saz"), ("=", "status")),
+                            steps[0].line_number)
     assert len(transcript_names()) >= 2
 
 
@@ -291,8 +292,8 @@ def test_ping_stops_a_hint_and_answers_after_it(model: Path) -> None:
     thread.start()
     for line in ("nboard 2", f"set game {EXAMPLE_GAME}", "set depth 40", "ping 1", "hint 2"):
         feed.put(line)
-    seen = [out.get(timeout=30) for _ in range(3)]
-    assert seen == ["set myname saz", "pong 1", "status saz is analysing"]
+    seen = [out.get(timeout=30) for _ in range(4)]
+    assert seen == ["set myname saz", "status", "pong 1", "status saz is analysing"]
     time.sleep(0.5)
     feed.put("ping 2")
     sent = time.monotonic()
@@ -314,7 +315,7 @@ def test_gtp_hands_an_nboard_session_over() -> None:
     assert gtp.main(["--game", "go", "--player", "greedy", "--seed", "1"], stdin=lines,
                     stdout=out) == 0
     answers = out.getvalue().splitlines()
-    assert answers[:2] == ["set myname saz", "pong 7"]
+    assert answers[:3] == ["set myname saz", "status", "pong 7"]
     assert re.fullmatch(r"=== [A-H][1-8]/0\.00/\d+\.\d\d", answers[-1]), answers
     assert all(RESPONSES.fullmatch(a) for a in answers)
 
