@@ -591,6 +591,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _for_engine(first: EngineSpec, second: EngineSpec, flag: str, text: str, separator: str,
+                form: str, apply: Callable[[EngineSpec, str], EngineSpec]
+                ) -> tuple[EngineSpec, EngineSpec]:
+    """The two engines after `flag`'s `text` (`ENGINE<separator>REST`) gave REST to the one it
+    names through `apply`; MatchError when it names neither."""
+    name, found, rest = text.partition(separator)
+    if not found or name not in (first.name, second.name):
+        raise MatchError(f"{flag} {text!r}: write {form}, ENGINE one of "
+                         f"{first.name!r}, {second.name!r}")
+    if name == first.name:
+        return apply(first, rest), second
+    return first, apply(second, rest)
+
+
 def config_from_args(args: argparse.Namespace, command: str | None = None) -> MatchConfig:
     """The match the parsed options describe, `command` the line that gave them; MatchError (or
     ValueError) when they do not."""
@@ -600,23 +614,11 @@ def config_from_args(args: argparse.Namespace, command: str | None = None) -> Ma
     if first.name == second.name:
         raise MatchError(f"the engines need different names, both are {first.name!r}")
     for text in args.option:
-        name, colon, option = text.partition(":")
-        if not colon or name not in (first.name, second.name):
-            raise MatchError(f"--option {text!r}: write ENGINE:NAME=VALUE, ENGINE one of "
-                             f"{first.name!r}, {second.name!r}")
-        if name == first.name:
-            first = first.with_option(option)
-        else:
-            second = second.with_option(option)
+        first, second = _for_engine(first, second, "--option", text, ":", "ENGINE:NAME=VALUE",
+                                    EngineSpec.with_option)
     for text in args.protocol:
-        name, equals, protocol = text.partition("=")
-        if not equals or name not in (first.name, second.name):
-            raise MatchError(f"--protocol {text!r}: write ENGINE=PROTOCOL, ENGINE one of "
-                             f"{first.name!r}, {second.name!r}")
-        if name == first.name:
-            first = first.with_protocol(protocol)
-        else:
-            second = second.with_protocol(protocol)
+        first, second = _for_engine(first, second, "--protocol", text, "=", "ENGINE=PROTOCOL",
+                                    EngineSpec.with_protocol)
     for name, value, least in (("--games", args.games, 1), ("--concurrency", args.concurrency, 1),
                                ("--random-plies", args.random_plies, 0)):
         if value < least:
