@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import random
 
-import numpy as np
 import pytest
 
 from saz.engine.games.capabilities import Solution
@@ -14,19 +13,7 @@ from saz.engine.search import endgame
 from saz.engine.search.endgame import EndgamePlanner, NodeModel
 from saz.engine.search.mcts import MCTS, SearchLimits, SearchResult
 from saz.engine.search.options import SearchOptions
-
-
-class UniformNet:
-    """Uniform priors, value 0, and a count of its calls."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def run(self, x: np.ndarray, layout: object, mask: np.ndarray | None = None
-            ) -> tuple[np.ndarray, np.ndarray]:
-        self.calls += 1
-        b, n = x.shape[0], x.shape[1]
-        return np.full((b, n), -np.log(n), np.float32), np.zeros(b, np.float32)
+from tests.test_othello_solver import UniformNet
 
 
 class FakeClock:
