@@ -170,6 +170,10 @@ class Game(ABC):
     #: Whether the game has a pass (`pass_move`) at all; where not (chess), `pass_move` is only
     #: the extra node's index and may coincide with a move's.
     has_pass: ClassVar[bool] = True
+    #: The roles of the members of a position's groups (`group_members`), in role order; empty
+    #: (the default) where the game has no groups. Go's groups are its chains: role 0 a chain's
+    #: stones, role 1 its liberties. A network may pool over them (docs/ARCHITECTURE.md).
+    group_roles: ClassVar[tuple[str, ...]] = ()
 
     #: What protocols, files and controllers know of the game.
     info: ClassVar[GameInfo]
@@ -243,6 +247,15 @@ class Game(ABC):
         ONNX input name; None (the default) for the lattice: orthogonal neighbours and the
         extra node."""
         return None
+
+    @classmethod
+    def group_members(cls, x: np.ndarray, width: int, height: int) -> np.ndarray:
+        """The groups of each encoded position `x [B, nodes, planes]` (float32, C-contiguous)
+        of a width x height board, as `[B, points, K]` int32: each point's memberships, an
+        entry `slot * len(group_roles) + role` (slots 0..G-1 per position), ascending, padded
+        with -1. A function of the features alone, so the engine (from a batch) and the
+        trainer (from replay) compute the same groups. Only for a game with `group_roles`."""
+        raise NotImplementedError(f"{cls.__name__} has no groups (its group_roles are empty)")
 
     @property
     def num_empty(self) -> int:

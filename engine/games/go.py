@@ -115,6 +115,8 @@ class Go(AreaScored):
     #: point nothing of an edge more than six steps away.
     feature_version = 2
     feature_prefixes: ClassVar[Mapping[int, int]] = MappingProxyType({1: 10})
+    #: A group per chain: its stones, then its liberties (the empty points beside it).
+    group_roles: ClassVar[tuple[str, ...]] = ("stones", "liberties")
     _core: GoPosition
     RULES: ClassVar[tuple[str, ...]] = RULES
 
@@ -130,6 +132,14 @@ class Go(AreaScored):
         self.rules: GoRules = GoRules(komi, rule)
         self.grid = grid(int(width), int(height))
         self._reset([], [], BLACK)
+
+    @classmethod
+    def group_members(cls, x: np.ndarray, width: int, height: int) -> np.ndarray:
+        """Each point's chain memberships from planes 0 `own` and 1 `opponent` of `x`
+        (`Game.group_members`): a stone is its chain's (role 0), an empty point each adjacent
+        chain's (role 1); chains numbered by their lowest point. Computed in the core
+        (`_core.go_group_members`, the chains GoPosition builds), without the GIL."""
+        return _core.go_group_members(x, width, height)
 
     def _reset(self, black: Sequence[int], white: Sequence[int], to_move: int) -> None:
         """Start the game from the position with the given stones, with no history. GameError,
