@@ -7,12 +7,17 @@ the game (`Game.encode`), from the side to move's view.
 Each (game, board size) has a layout: the edge list (what torch-geometric trains on) and the
 tables the exported network reads, by ONNX input name (docs/ARCHITECTURE.md, "The network and the
 model contract"). A game names its own tables (`Game.graph_tables`: chess's relation-typed lines
-and jumps, `games/chess_graph.py`); the others share the lattice:
+and jumps, `games/chess_graph.py`); the others have the lattice:
 
 * `nbr [num_points, 5]` int64: the in-neighbours of each point (its orthogonal neighbours and the
   extra node), padded with `num_nodes`, an index that reads an all-zero row appended by the model;
 * `hub [1, num_nodes]` float32: the extra node's in-neighbours as a 0/1 row (every point), so that
   its aggregate is `hub @ h`.
+
+A game with groups (`Game.group_roles`: Go's chains) gets a lattice layout of its own that also
+knows them: per position, computed from the batch's features (`group_members`, `group_table`:
+the dense `groups [B, R, G, N]` input of a network that pools over them). The games without
+share one lattice layout per size.
 
 Layouts are built once per (game's tables, size) and cached; all arrays are read-only. The way
 back, from the network's policy to priors over moves, is `move_priors` at the game's policy
@@ -39,12 +44,15 @@ class GraphLayout:
     """The graph of one board size: the edge list and the tables the network reads.
 
     `given` None builds the lattice; otherwise they are a game's own (`Game.graph_tables`),
-    which must hold `nbr [num_points, K]` (padded with `num_nodes`) and `hub [1, num_nodes]`."""
+    which must hold `nbr [num_points, K]` (padded with `num_nodes`) and `hub [1, num_nodes]`.
+    `grouped`, a Game class with `group_roles`, gives the layout that game's groups."""
 
     width: int
     height: int
     #: A game's own tables (`Game.graph_tables`); None: the lattice's.
     given: InitVar[Mapping[str, np.ndarray] | None] = None
+    #: The game whose groups the layout computes (`Game.group_members`); None: no groups.
+    grouped: InitVar[type[Game] | None] = None
     #: The tables by ONNX input name, read-only.
     tables: Mapping[str, np.ndarray] = field(init=False, repr=False)
     num_points: int = field(init=False)
@@ -53,8 +61,14 @@ class GraphLayout:
     lattice: bool = field(init=False)
     #: Directed edges [2, E] int64 (row 0 source, row 1 target), the torch-geometric convention.
     edge_index: np.ndarray = field(init=False, repr=False)
+    #: The roles of a group's members (`Game.group_roles`), R; 0: the layout has no groups.
+    group_roles: int = field(init=False)
+    _grouped: type[Game] | None = field(init=False, repr=False)
 
-    def __post_init__(self, given: Mapping[str, np.ndarray] | None) -> None:
+    def __post_init__(self, given: Mapping[str, np.ndarray] | None,
+                      grouped: type[Game] | None) -> None:
+        if grouped is not None and not grouped.group_roles:
+            raise ValueError(f"{grouped.__name__} has no groups (its group_roles are empty)")
         g = grid(self.width, self.height)
         n = g.num_points
         extra = n
@@ -80,6 +94,8 @@ class GraphLayout:
         object.__setattr__(self, "num_points", n)
         object.__setattr__(self, "num_nodes", n + 1)
         object.__setattr__(self, "lattice", lattice)
+        object.__setattr__(self, "_grouped", grouped)
+        object.__setattr__(self, "group_roles", len(grouped.group_roles) if grouped else 0)
 
     @property
     def nbr(self) -> np.ndarray:
@@ -90,6 +106,32 @@ class GraphLayout:
     def hub(self) -> np.ndarray:
         """The extra node's in-neighbours as a `[1, num_nodes]` float32 row."""
         return self.table("hub")
+
+    def group_members(self, x: np.ndarray) -> np.ndarray:
+        """The groups of each position of the batch `x [B, num_nodes, F]` (float32): `[B,
+        num_points, K]` int32, each point's entries `slot * group_roles + role`, ascending,
+        padded with -1 (`Game.group_members`). ValueError where the layout has no groups."""
+        return self._group_game().group_members(self._batch(x), self.width, self.height)
+
+    def group_table(self, x: np.ndarray) -> np.ndarray:
+        """The groups of the batch `x [B, num_nodes, F]` as the network's dense `groups`
+        input: `[B, R, G, num_nodes]` float32, 1 where the node is a role-r member of group g
+        (R = `group_roles`, G = the most groups a position of the batch has, at least 1); the
+        extra node is in no group, and a position's slots past its own groups are all zero."""
+        return members_table(self.group_members(x), self.group_roles, self.num_nodes)
+
+    def _group_game(self) -> type[Game]:
+        if self._grouped is None:
+            raise ValueError(f"the {self.width}x{self.height} layout has no groups (its game has "
+                             f"no group_roles)")
+        return self._grouped
+
+    def _batch(self, x: np.ndarray) -> np.ndarray:
+        """`x` as the C-contiguous float32 `[B, num_nodes, F]` the core reads."""
+        if x.ndim != 3 or x.shape[1] != self.num_nodes:
+            raise ValueError(f"x of shape {x.shape} does not fit [B, {self.num_nodes}, F] "
+                             f"({self.width}x{self.height})")
+        return np.ascontiguousarray(x, dtype=np.float32)
 
     def table(self, name: str) -> np.ndarray:
         """The table the network's input `name` reads; KeyError naming the ones there are."""
@@ -103,7 +145,8 @@ class GraphLayout:
 def layout(width: int, height: int, game: type[Game] | None = None) -> GraphLayout:
     """The cached graph layout of a width x height board of `game` (a Game class): its own
     tables (`Game.graph_tables`) where it has them, else the lattice, which every lattice game
-    shares (None: the lattice)."""
+    without groups shares (None: the lattice); a game with groups (`Game.group_roles`) gets a
+    lattice layout that knows them."""
     if game is None:
         return _lattice(width, height)
     return _of_game(game, width, height)
@@ -122,7 +165,27 @@ def _lattice(width: int, height: int) -> GraphLayout:
 @cache
 def _of_game(game: type[Game], width: int, height: int) -> GraphLayout:
     tables = game.graph_tables(width, height)
-    return _lattice(width, height) if tables is None else GraphLayout(width, height, tables)
+    grouped = game if game.group_roles else None
+    if tables is None and grouped is None:
+        return _lattice(width, height)
+    return GraphLayout(width, height, tables, grouped)
+
+
+def members_table(members: np.ndarray, roles: int, nodes: int) -> np.ndarray:
+    """The dense `[B, roles, G, nodes]` float32 0/1 table of group memberships `members [B, P,
+    K]` (entries `slot * roles + role`, -1 padding; P < nodes, so the last nodes are in no
+    group); G = the most slots a row uses, at least 1. Vectorised: one scatter of ones."""
+    if members.ndim != 3 or members.shape[1] >= nodes or roles < 1:
+        raise ValueError(f"members of shape {members.shape} with {roles} roles do not fit "
+                         f"{nodes} nodes")
+    rows = members.shape[0]
+    b, p, k = np.nonzero(members >= 0)
+    entries = members[b, p, k].astype(np.int64)
+    slot, role = np.divmod(entries, roles)
+    groups = int(slot.max()) + 1 if entries.size else 1
+    table = np.zeros((rows, roles, groups, nodes), np.float32)
+    table.reshape(-1)[((b * roles + role) * groups + slot) * nodes + p] = 1.0
+    return table
 
 
 def _check_tables(tables: Mapping[str, np.ndarray], points: int) -> None:
