@@ -11,9 +11,10 @@ in one line, never a traceback from onnxruntime.
 is the convenience on top (positions in, priors over each position's legal moves out). `run_heads`
 adds the auxiliary heads' outputs (ownership, score, win/draw/loss) for the networks that have
 them, and `run_aux` the first two; the analysis, the scoring and UCI's `wdl` read those, the
-search itself does not. Every input the network declares besides `x` and `mask` is a table of
-the board's graph layout (`GraphLayout.tables`: the lattice's `nbr` and `hub`, chess's `promo`
-too), fed by name.
+search itself does not. Every input the network declares besides `x`, `groups` and `mask` is a
+table of the board's graph layout (`GraphLayout.tables`: the lattice's `nbr` and `hub`, chess's
+`promo` too), fed by name; a network of a game with groups (Go's chains) may also declare
+`groups`, which is computed from each batch it runs (`GraphLayout.group_table`).
 
 Never imports torch: an engine launched by a GUI must be ready in a fraction of a second.
 """
@@ -33,6 +34,7 @@ from saz.engine.games.errors import UnsupportedRuleError
 from saz.engine.graph import GraphLayout, encode, layout, layout_of, move_priors
 from saz.engine.model_card import (
     BATCH_INPUTS,
+    GROUPS_INPUT,
     OPSET,
     OUTPUT_NAMES,
     VALID_OUTPUTS,
@@ -93,6 +95,8 @@ class Evaluator:
         self.card = self._load_card(game)
         self._game_cls = self._check_card()
         self.game_name: str = self.card.game
+        #: Whether the network pools over the position's groups (its input `groups`).
+        self.uses_groups: bool = GROUPS_INPUT in self.card.inputs
         #: The planes a batch carries (the game's); the network reads the first `num_features`
         #: of them (fewer for a network trained before the game appended planes).
         self.input_features: int = self._game_cls.num_features()
@@ -143,7 +147,12 @@ class Evaluator:
                              f"engine encodes {list(cls.feature_names)}")
         if card.opset != OPSET:
             raise self._fail(f"ONNX opset {card.opset}; this engine runs opset {OPSET} models")
-        wanted = game_inputs(cls)
+        groups = GROUPS_INPUT in card.inputs
+        if groups and not cls.group_roles:
+            raise self._fail(f"its card states the input {GROUPS_INPUT!r}, but {card.game} has "
+                             f"no groups: a network of a game without group_roles cannot pool "
+                             f"over them")
+        wanted = game_inputs(cls, groups=groups)
         if (len(set(card.inputs)) != len(card.inputs) or set(card.inputs) != set(wanted)
                 or card.outputs not in VALID_OUTPUTS):
             raise self._fail(f"its card states inputs {list(card.inputs)} and outputs "
@@ -191,6 +200,13 @@ class Evaluator:
         if width != self.num_features:
             raise self._fail(f"the network takes {width} features per node, its card names "
                              f"{self.num_features}")
+        if self.uses_groups:
+            shape = list(next(i for i in inputs if i.name == GROUPS_INPUT).shape or [])
+            roles = len(self._game_cls.group_roles)
+            if len(shape) != 4 or (isinstance(shape[1], int) and shape[1] != roles):
+                raise self._fail(f"the network's {GROUPS_INPUT} input has shape {shape}; "
+                                 f"{self.game_name}'s is [B, {roles}, G, N] (its roles "
+                                 f"{', '.join(self._game_cls.group_roles)})")
 
     def set_threads(self, threads: int | None) -> None:
         """Run with `threads` intra-op threads from now on (None: the default), reopening the
@@ -238,6 +254,8 @@ class Evaluator:
                                  f"{x.shape[:2]}")
             mask = np.ascontiguousarray(mask, dtype=np.float32)
         feed = {"x": np.ascontiguousarray(x, dtype=np.float32), "mask": mask}
+        if self.uses_groups:
+            feed[GROUPS_INPUT] = self._groups_layout(layout).group_table(feed["x"])
         for name in self._tables:
             try:
                 feed[name] = layout.tables[name]
@@ -246,6 +264,11 @@ class Evaluator:
                                  f"{layout.width}x{layout.height} layout has not (it has "
                                  f"{', '.join(layout.tables)}): not this game's layout") from None
         return feed
+
+    def _groups_layout(self, lay: GraphLayout) -> GraphLayout:
+        """`lay` where it knows the game's groups, else the game's layout of its size: a
+        caller's window cut to a smaller board (`mcts.crop`) comes with the plain lattice's."""
+        return lay if lay.group_roles else layout(lay.width, lay.height, self._game_cls)
 
     def run_heads(self, x: np.ndarray, layout: GraphLayout,
                   mask: np.ndarray | None = None) -> Heads:
@@ -305,11 +328,16 @@ class Evaluator:
                 f"hidden={self.card.network.get('hidden')}>")
 
 
-def game_inputs(game: type[Game]) -> tuple[str, ...]:
+def game_inputs(game: type[Game], groups: bool = False) -> tuple[str, ...]:
     """The ONNX inputs a network of `game` takes (`model_card.input_names`): x, the tables of
-    its graph (`Game.graph_tables`, the same names on every board size), mask."""
+    its graph (`Game.graph_tables`, the same names on every board size), `groups` for a network
+    that pools over the game's groups (`groups`; ValueError for a game without
+    `Game.group_roles`), mask."""
+    if groups and not game.group_roles:
+        raise ValueError(f"{game.name} has no groups (its group_roles are empty): its networks "
+                         f"take no {GROUPS_INPUT!r} input")
     size = game.info.default_size
-    return input_names(tuple(layout(size, size, game).tables))
+    return input_names(tuple(layout(size, size, game).tables), groups=groups)
 
 
 def _session_options(threads: int) -> ort.SessionOptions:

@@ -26,8 +26,13 @@ from typing import Any
 #: nbr [N-1, 10 * D], hub and promo [3 * width, 2] int64, the (from, to) squares of each
 #: underpromotion family.
 INPUT_NAMES: tuple[str, ...] = ("x", "nbr", "hub", "mask")
-#: The inputs that are not graph tables: the batch's features and its mask.
-BATCH_INPUTS: tuple[str, ...] = ("x", "mask")
+#: The optional input of a network that pools over the position's groups (a game with
+#: `Game.group_roles`: Go's chains), between the tables and mask: groups [B, R, G, N] float32,
+#: 1 where node n is a role-r member of group g (`GraphLayout.group_table`; R the game's roles,
+#: G the batch's most groups, the extra node in none). B, G and N are dynamic.
+GROUPS_INPUT = "groups"
+#: The inputs that are not graph tables: the batch's features, its groups and its mask.
+BATCH_INPUTS: tuple[str, ...] = ("x", GROUPS_INPUT, "mask")
 #: ONNX outputs every model has: log_policy [B, policy_size] float32 (`Game.policy_size`: the
 #: nodes in the lattice games, the extra node's entry being pass; chess's from-to pairs and
 #: underpromotions); value [B] in [-1, 1], the side to move's (W - L with a wdl head).
@@ -39,10 +44,12 @@ OUTPUT_NAMES: tuple[str, ...] = ("log_policy", "value")
 AUX_OUTPUT_NAMES: tuple[str, ...] = ("ownership", "score", "wdl")
 
 
-def input_names(tables: Sequence[str] = ("nbr", "hub")) -> tuple[str, ...]:
+def input_names(tables: Sequence[str] = ("nbr", "hub"), groups: bool = False
+                ) -> tuple[str, ...]:
     """The inputs of a model of a game whose graph has `tables` (`GraphLayout.tables`, in
-    order): x, the tables, mask. The default is the lattice games' `INPUT_NAMES`."""
-    return ("x", *tables, "mask")
+    order): x, the tables, `groups` where the network pools over groups, mask. The default is
+    the lattice games' `INPUT_NAMES`."""
+    return ("x", *tables, *((GROUPS_INPUT,) if groups else ()), "mask")
 
 
 def output_names(*, ownership: bool, score: bool, wdl: bool = False) -> tuple[str, ...]:

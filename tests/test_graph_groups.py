@@ -1,0 +1,290 @@
+"""Per-position groups on the engine side: Go's chains as `GraphLayout.group_table`, the model
+contract's optional `groups` input, and the evaluator feeding it (issue 65)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from saz.engine import _core
+from saz.engine.evaluator import Evaluator, ModelError, default_model_path, game_inputs
+from saz.engine.games.base import Game
+from saz.engine.games.go import Go
+from saz.engine.games.gomoku import Gomoku
+from saz.engine.graph import encode, layout, layout_of, members_table
+from saz.engine.model_card import (
+    GROUPS_INPUT,
+    INPUT_NAMES,
+    OPSET,
+    ModelCard,
+    card_path,
+    file_digest,
+    input_names,
+)
+
+# Black to move, so X is `own`: chain A = {1, 5, 6} (lowest point 1, slot 0), chain B = {3, 8}
+# (slot 1). Liberties: A {0, 2, 7, 10, 11}, B {2, 4, 7, 9, 13}; points 2 and 7 are shared.
+DIAGRAM = """
+. X . O .
+X X . O .
+. . . . .
+. . . . .
+. . . . .
+"""
+CHAIN_A, LIBS_A = [1, 5, 6], [0, 2, 7, 10, 11]
+CHAIN_B, LIBS_B = [3, 8], [2, 4, 7, 9, 13]
+
+
+def _x(*games: Game) -> np.ndarray:
+    return encode(list(games))
+
+
+def _table(a_stones: list[int], a_libs: list[int], b_stones: list[int], b_libs: list[int],
+           nodes: int) -> np.ndarray:
+    """The expected [R=2, G=2, nodes] table of a position with two groups."""
+    table = np.zeros((2, 2, nodes), np.float32)
+    for slot, (stones, libs) in enumerate([(a_stones, a_libs), (b_stones, b_libs)]):
+        table[0, slot, stones] = 1.0
+        table[1, slot, libs] = 1.0
+    return table
+
+
+def test_go_has_groups_and_other_games_do_not() -> None:
+    assert Go.group_roles == ("stones", "liberties")
+    assert Gomoku.group_roles == ()
+    with pytest.raises(NotImplementedError, match="Gomoku has no groups"):
+        Gomoku.group_members(_x(Gomoku(5)), 5, 5)
+
+
+def test_go_layouts_know_their_groups_the_others_share_the_lattice() -> None:
+    lat = layout(9, 9)
+    go = layout(9, 9, Go)
+    assert go is layout(9, 9, Go) is layout_of(Go(9)) and go is not lat
+    assert go.group_roles == 2 and lat.group_roles == 0 and go.lattice
+    assert layout(9, 9, Gomoku) is lat
+    for name in ("nbr", "hub"):
+        np.testing.assert_array_equal(go.tables[name], lat.tables[name])
+    with pytest.raises(ValueError, match="has no groups"):
+        lat.group_table(_x(Go(9)))
+
+
+def test_group_members_of_a_hand_made_position() -> None:
+    game = Go.from_diagram(DIAGRAM)
+    members = layout_of(game).group_members(_x(game))
+    assert members.dtype == np.int32 and members.shape[:2] == (1, 25)
+    rows = {p: sorted(int(e) for e in members[0, p] if e >= 0) for p in range(25)}
+    for p in CHAIN_A:
+        assert rows[p] == [0]
+    for p in CHAIN_B:
+        assert rows[p] == [2]
+    assert rows[7] == [1, 3] and rows[2] == [1, 3]  # both chains' liberty
+    assert rows[0] == [1] and rows[4] == [3] and rows[24] == []
+    for row in members[0]:  # ascending, padding last
+        kept = row[row >= 0]
+        assert list(kept) == sorted(kept) and (row[len(kept):] == -1).all()
+
+
+def test_group_table_of_a_chain_its_liberties_and_a_shared_one() -> None:
+    game = Go.from_diagram(DIAGRAM)
+    lay = layout_of(game)
+    table = lay.group_table(_x(game))
+    assert table.dtype == np.float32 and table.shape == (1, 2, 2, 26)
+    np.testing.assert_array_equal(table[0], _table(CHAIN_A, LIBS_A, CHAIN_B, LIBS_B, 26))
+    assert (table[..., 25] == 0).all()  # the extra node is in no group
+    # White to move: the same chains (numbered by their lowest point), the roles unchanged.
+    white = Go.from_diagram(DIAGRAM, to_move=-1)
+    np.testing.assert_array_equal(lay.group_table(_x(white)), table)
+
+
+def test_group_table_takes_the_batchs_most_groups_and_pads_the_others() -> None:
+    one = Go.from_diagram(". X . . .\n" + ". . . . .\n" * 4)
+    two = Go.from_diagram(DIAGRAM)
+    empty = Go(5)
+    table = layout_of(two).group_table(_x(one, two, empty))
+    assert table.shape == (3, 2, 2, 26)
+    assert table[0, 0, 0, 1] == 1 and sorted(np.flatnonzero(table[0, 1, 0])) == [0, 2, 6]
+    assert not table[0, :, 1].any()  # a slot past the position's own groups
+    np.testing.assert_array_equal(table[1], _table(CHAIN_A, LIBS_A, CHAIN_B, LIBS_B, 26))
+    assert not table[2].any()
+
+
+def test_an_empty_board_has_one_all_zero_group() -> None:
+    lay = layout(9, 9, Go)
+    table = lay.group_table(_x(Go(9), Go(9)))
+    assert table.shape == (2, 2, 1, 82) and not table.any()
+
+
+def test_group_table_of_a_random_19x19_batch_against_the_chains() -> None:
+    """Every stone is in exactly its chain's role 0, every empty point a liberty of each
+    adjacent chain, and the table is what `members_table` scatters."""
+    rng = np.random.default_rng(1)
+    games = []
+    for plies in (40, 120, 200):
+        game = Go(19)
+        game.play_random(plies, rng)
+        games.append(game)
+    x = _x(*games)
+    lay = layout(19, 19, Go)
+    table = lay.group_table(x)
+    stones = x[:, :-1, 0] + x[:, :-1, 1] > 0.5
+    np.testing.assert_array_equal(table[:, 0].sum(axis=1)[:, :-1], stones)
+    np.testing.assert_array_equal(table[:, 1].sum(axis=1)[:, :-1] > 0, ~stones & _beside(stones))
+    for b, game in enumerate(games):  # each chain's liberty count is the game's own
+        for slot in range(table.shape[2]):
+            members = np.flatnonzero(table[b, 0, slot])
+            if members.size:
+                assert table[b, 1, slot].sum() == game.liberties(int(members[0]))
+    np.testing.assert_array_equal(members_table(lay.group_members(x), 2, 362), table)
+
+
+def _beside(stones: np.ndarray) -> np.ndarray:
+    """Points next to a stone, of `[B, 361]` on 19x19."""
+    board = stones.reshape(-1, 19, 19)
+    near = np.zeros_like(board)
+    near[:, 1:] |= board[:, :-1]
+    near[:, :-1] |= board[:, 1:]
+    near[:, :, 1:] |= board[:, :, :-1]
+    near[:, :, :-1] |= board[:, :, 1:]
+    return near.reshape(-1, 361)
+
+
+def test_members_table_scatters_ones_and_checks_its_shape() -> None:
+    members = np.array([[[0, 3, -1], [1, -1, -1]], [[-1, -1, -1], [5, -1, -1]]], np.int32)
+    table = members_table(members, 2, 3)
+    assert table.shape == (2, 2, 3, 3)
+    assert table[0, 0, 0, 0] == table[0, 1, 1, 0] == table[0, 1, 0, 1] == table[1, 1, 2, 1] == 1
+    assert table.sum() == 4
+    with pytest.raises(ValueError, match="do not fit"):
+        members_table(members, 2, 2)
+
+
+# -- the contract and the evaluator -----------------------------------------------------------
+def test_input_names_and_game_inputs_with_groups() -> None:
+    assert input_names() == INPUT_NAMES == game_inputs(Go)
+    assert input_names(groups=True) == ("x", "nbr", "hub", GROUPS_INPUT, "mask")
+    assert game_inputs(Go, groups=True) == ("x", "nbr", "hub", "groups", "mask")
+    with pytest.raises(ValueError, match="gomoku has no groups"):
+        game_inputs(Gomoku, groups=True)
+
+
+def write_groups_network(path: Path, game: type[Game], roles: int = 2) -> Path:
+    """A network declaring x, nbr, hub, groups, mask whose log_policy is each node's number of
+    group memberships (`groups` summed over roles and groups) and whose value is the batch
+    row's total: what it was fed, readable from its outputs."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    f = game.num_features()
+    declared = [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", "N", f]),
+        helper.make_tensor_value_info("nbr", TensorProto.INT64, ["P", 5]),
+        helper.make_tensor_value_info("hub", TensorProto.FLOAT, [1, "N"]),
+        helper.make_tensor_value_info(GROUPS_INPUT, TensorProto.FLOAT, ["B", roles, "G", "N"]),
+        helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["B", "N"]),
+    ]
+    constants = [numpy_helper.from_array(np.array(a, np.int64), name)
+                 for name, a in (("ax12", [1, 2]), ("ax1", [1]), ("ax2", [2]))]
+    constants.append(numpy_helper.from_array(np.float32(0.0), "zero"))
+    nodes = [
+        helper.make_node("ReduceSum", [GROUPS_INPUT, "ax12"], ["per_node"], keepdims=0),
+        # x, the mask and the tables read (times zero) so that every input is used.
+        helper.make_node("ReduceSum", ["x", "ax2"], ["x_n"], keepdims=0),
+        helper.make_node("Cast", ["nbr"], ["nbr_f"], to=TensorProto.FLOAT),
+        helper.make_node("ReduceSum", ["nbr_f"], ["nbr_s"], keepdims=0),
+        helper.make_node("ReduceSum", ["hub"], ["hub_s"], keepdims=0),
+        helper.make_node("Sum", ["x_n", "mask", "nbr_s", "hub_s"], ["rest"]),
+        helper.make_node("Mul", ["rest", "zero"], ["rest0"]),
+        helper.make_node("Add", ["per_node", "rest0"], ["log_policy"]),
+        helper.make_node("ReduceSum", ["log_policy", "ax1"], ["value"], keepdims=0),
+    ]
+    outputs = [helper.make_tensor_value_info("log_policy", TensorProto.FLOAT, ["B", "N"]),
+               helper.make_tensor_value_info("value", TensorProto.FLOAT, ["B"])]
+    graph = helper.make_graph(nodes, "groups-test", declared, outputs, initializer=constants)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              ir_version=8)
+    onnx.checker.check_model(model)
+    data = model.SerializeToString()
+    path.write_bytes(data)
+    ModelCard(game=game.name, rules={}, feature_version=game.feature_version,
+              feature_names=game.feature_names, network={"hidden": 0, "fake": True},
+              opset=OPSET, inputs=input_names(groups=True), outputs=("log_policy", "value"),
+              onnx_bytes=len(data), onnx_sha256=file_digest(data)).save(card_path(path))
+    return path
+
+
+def test_the_evaluator_feeds_groups_to_a_network_that_declares_them(tmp_path: Path) -> None:
+    evaluator = Evaluator(write_groups_network(tmp_path / "g.onnx", Go), device="cpu")
+    assert evaluator.uses_groups
+    games = [Go.from_diagram(DIAGRAM), Go(5)]
+    x = _x(*games)
+    lay = layout_of(games[0])
+    log_policy, value = evaluator.run(x, lay)
+    expected = lay.group_table(x).sum(axis=(1, 2))
+    np.testing.assert_array_equal(log_policy, expected)
+    assert log_policy[0, 7] == 2 and log_policy[0, 1] == 1 and log_policy[0, 25] == 0
+    np.testing.assert_array_equal(value, [15, 0])  # 3 + 2 stones, 5 + 5 liberty entries
+    # A caller's cut board (mcts.crop) comes with the plain lattice's layout: groups still fed.
+    np.testing.assert_array_equal(evaluator.run(x, layout(5, 5))[0], log_policy)
+    heads = evaluator.run_heads(x, lay, np.ones((2, 26), bool))
+    np.testing.assert_array_equal(heads.log_policy, log_policy)
+    priors, values = evaluator.evaluate(games)
+    assert len(priors) == 2 and values.shape == (2,)
+
+
+def test_a_groups_network_of_a_game_without_groups_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="gomoku has no groups"):
+        Evaluator(write_groups_network(tmp_path / "g.onnx", Gomoku), device="cpu")
+
+
+def test_a_groups_input_of_the_wrong_roles_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match=r"groups input has shape \['B', 3, 'G', 'N'\]"):
+        Evaluator(write_groups_network(tmp_path / "g.onnx", Go, roles=3), device="cpu")
+
+
+def test_the_shipped_go_model_takes_no_groups_and_still_plays() -> None:
+    evaluator = Evaluator(default_model_path("go"), device="cpu", threads=1)
+    assert not evaluator.uses_groups and GROUPS_INPUT not in evaluator.card.inputs
+    game = Go.from_diagram(DIAGRAM)
+    priors, values = evaluator.evaluate([game, Go(5)])
+    assert len(priors[0]) == len(game.legal_moves())
+    assert abs(float(priors[1].sum()) - 1) < 1e-5 and values.shape == (2,)
+
+
+# -- until the core's go_group_members lands: a reference, for these tests only --------------
+def _reference_members(x: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Chains by flood fill, numbered by their lowest point; the interface 1 format."""
+    points = width * height
+    out = np.full((len(x), points, 4), -1, np.int32)
+    for b in range(len(x)):
+        colour = np.where(x[b, :points, 0] > 0.5, 1, np.where(x[b, :points, 1] > 0.5, 2, 0))
+        chain = np.full(points, -1)
+        slots = 0
+
+        def nbrs(p: int) -> list[int]:
+            r, c = divmod(p, width)
+            return [q for q, ok in ((p - width, r > 0), (p + width, r < height - 1),
+                                    (p - 1, c > 0), (p + 1, c < width - 1)) if ok]
+        for p in range(points):
+            if colour[p] and chain[p] < 0:
+                stack, chain[p] = [p], slots
+                while stack:
+                    q = stack.pop()
+                    for n in nbrs(q):
+                        if colour[n] == colour[p] and chain[n] < 0:
+                            chain[n] = slots
+                            stack.append(n)
+                slots += 1
+        for p in range(points):
+            if colour[p]:
+                out[b, p, 0] = chain[p] * 2
+            else:
+                adj = sorted({int(chain[n]) * 2 + 1 for n in nbrs(p) if colour[n]})
+                out[b, p, :len(adj)] = adj
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _core_or_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not hasattr(_core, "go_group_members"):
+        monkeypatch.setattr(_core, "go_group_members", _reference_members, raising=False)
