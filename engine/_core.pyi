@@ -318,6 +318,11 @@ def new_go(width: int, height: int, black: Sequence[int], white: Sequence[int], 
     A Go position with these stones (point lists), side to move, komi and Zobrist keys; its class holds the fewest 64-bit words that cover the board. GameError for a chain without liberty.
     """
 
+def go_group_members(x: Annotated[NDArray[numpy.float32], dict(shape=(None, None, None), order='C', device='cpu', writable=False)], width: int, height: int) -> Annotated[NDArray[numpy.int32], dict(shape=(None, None, None))]:
+    """
+    The chain groups of encoded Go positions x [B, width*height + 1, F] (F >= 2; plane 0 own stones, 1 opponent stones, > 0.5 a stone) as int32 [B, width*height, 4]: per point its entries slot * 2 + role, ascending, padded with -1. A stone: its chain's slot, role 0. An empty point: role 1 for each chain it is a liberty of. The slots of a position are 0..G-1, its chains by lowest point. ValueError for bad shapes or sizes.
+    """
+
 class ChessPosition(Position):
     """
     Chess (8x8) or a small board of its family (Gardner 5x5, Los Alamos 6x6): chess.cpp.

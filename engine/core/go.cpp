@@ -21,6 +21,8 @@
 // * **Positional superko.** Earlier positions (stones only) are kept as Zobrist hashes grouped by
 //   their number of stones. A move that captures nothing adds one stone, so it can only recreate a
 //   position with one stone more than now: the check looks at those only (almost always none).
+// * **Chain groups** for the network (`go_group_members`): the chains of encoded positions,
+//   found by the same `Grid::for_each_chain` a position set up from stones builds its chains with.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -29,7 +31,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "bindings.hpp"
@@ -63,6 +67,72 @@ struct Effect {
   int count = 0;  // stones on the board after the move
 };
 
+// A board size's shape as bitboards and the set operations the rules and the chain groups share:
+// one step of dilation, flood fill, and the chains of a set of stones with their liberties.
+template <int W>
+struct Grid {
+  using BB = Bits<W>;
+  int width;
+  BB full, not_first, not_last;  // every point; those not in the first column, the last column
+
+  Grid(int width, int height) : width(width) {
+    for (int p = 0; p < width * height; ++p) {
+      full.set(p);
+      if (p % width != 0) not_first.set(p);
+      if (p % width != width - 1) not_last.set(p);
+    }
+  }
+
+  // One word at a time, each output word from its input word and the two beside it: the
+  // whole-board shifts (Bits::up/down) store a word array and read it back one word off,
+  // which defeats store forwarding and made this the hot spot of move generation.
+  BB dilate(const BB& m) const {
+    const int w = width;  // 2..25, so both shifts below are in 1..63
+    BB r;
+    for (int i = 0; i < W; ++i) {
+      const uint64_t cur = m.w[i];
+      const uint64_t prev = i > 0 ? m.w[i - 1] : 0;
+      const uint64_t next = i + 1 < W ? m.w[i + 1] : 0;
+      const uint64_t left = (cur << 1) | (prev >> 63);   // from the point to the left
+      const uint64_t right = (cur >> 1) | (next << 63);  // from the point to the right
+      const uint64_t above = (cur << w) | (prev >> (64 - w));
+      const uint64_t below = (cur >> w) | (next << (64 - w));
+      r.w[i] = (left & not_first.w[i]) | (right & not_last.w[i]) | ((above | below) & full.w[i]);
+    }
+    return r;
+  }
+  BB flood(BB region, const BB& within) const {
+    while (true) {
+      BB grown = region | (dilate(region) & within);
+      if (grown == region) return region;
+      region = grown;
+    }
+  }
+
+  // Every chain of the two colours' stones (`stones[0]`, `stones[1]`, disjoint), in the order of
+  // their lowest points (row-major), as f(lowest point, colour index, chain, liberties): the
+  // liberties are the chain's neighbours in `empty`. The one chain finder of Go: a position set
+  // up from stones builds its chains with it, and so do the network's chain groups.
+  // The flood is written out so that its last dilation, of the whole chain, gives the liberties.
+  template <typename F>
+  void for_each_chain(const BB (&stones)[2], const BB& empty, F f) const {
+    BB rest = stones[0] | stones[1];
+    while (rest.any()) {
+      const int r = rest.lowest();
+      const int c = stones[0].test(r) ? 0 : 1;
+      BB chain = BB::single(r), around;
+      while (true) {
+        around = dilate(chain);
+        const BB grown = chain | (around & stones[c]);
+        if (grown == chain) break;
+        chain = grown;
+      }
+      f(r, c, chain, around & empty);
+      rest = rest.minus(chain);
+    }
+  }
+};
+
 template <int W>
 class GoPosition final : public Position {
  public:
@@ -70,12 +140,9 @@ class GoPosition final : public Position {
 
   GoPosition(int width, int height, const std::vector<int>& black, const std::vector<int>& white,
              int to_move, double komi, std::shared_ptr<const Keys> keys)
-      : Position(width, height), komi_(komi), keys_(std::move(keys)) {
+      : Position(width, height), komi_(komi), keys_(std::move(keys)), grid_(width, height) {
     const int n = width * height;
     for (int p = 0; p < n; ++p) {
-      full_.set(p);
-      if (p % width != 0) not_first_.set(p);
-      if (p % width != width - 1) not_last_.set(p);
       int x = p % width, y = p / width, k = 0;
       if (x + 1 < width) nbrs_[p][k++] = p + 1;
       if (y + 1 < height) nbrs_[p][k++] = p + width;
@@ -92,27 +159,20 @@ class GoPosition final : public Position {
     libs_.assign(n, BB());
     for (int p : black) occ_[0].set(p);
     for (int p : white) occ_[1].set(p);
-    const BB empty = full_ ^ (occ_[0] | occ_[1]);
-    for (int c = 0; c < 2; ++c) {
+    const BB empty = grid_.full ^ (occ_[0] | occ_[1]);
+    grid_.for_each_chain(occ_, empty, [&](int r, int c, const BB& chain, const BB& lib) {
       const int me = c == 0 ? BLACK : WHITE;
-      BB rest = occ_[c];
-      while (rest.any()) {
-        const int r = rest.lowest();
-        const BB chain = flood(BB::single(r), occ_[c]);
-        const BB lib = dilate(chain) & empty;
-        if (!lib.any())
-          throw GameError(std::string("the ") + (me == BLACK ? "black" : "white") +
-                          " chain at point " + std::to_string(r) + " has no liberty");
-        chain.for_each([&](int q) {
-          color_[q] = int8_t(me);
-          root_[q] = int16_t(r);
-        });
-        stones_[r] = chain;
-        libs_[r] = lib;
-        if (lib.count() <= 2) short_.set(r);
-        rest = rest.minus(chain);
-      }
-    }
+      if (!lib.any())
+        throw GameError(std::string("the ") + (me == BLACK ? "black" : "white") +
+                        " chain at point " + std::to_string(r) + " has no liberty");
+      chain.for_each([&](int q) {
+        color_[q] = int8_t(me);
+        root_[q] = int16_t(r);
+      });
+      stones_[r] = chain;
+      libs_[r] = lib;
+      if (lib.count() <= 2) short_.set(r);
+    });
     to_move_ = to_move;
     stone_hash_ = 0;
     occ_[0].for_each([&](int p) { stone_hash_ ^= stone_key(BLACK, p); });
@@ -154,7 +214,7 @@ class GoPosition final : public Position {
     out.clear();
     if (passes_ >= 2) return;
     const BB legal = legal_points();
-    const BB empty = full_ ^ (occ_[0] | occ_[1]);
+    const BB empty = grid_.full ^ (occ_[0] | occ_[1]);
     // Points whose every neighbour is our stone: no empty and no opponent point next to them.
     const BB surrounded = legal.minus(dilate(empty | occ(-to_move_)));
     legal.for_each([&](int p) {
@@ -250,7 +310,7 @@ class GoPosition final : public Position {
     const int me = to_move_;
     const BB& mine = occ(me);
     const BB& theirs = occ(-me);
-    const BB empty = full_ ^ (mine | theirs);
+    const BB empty = grid_.full ^ (mine | theirs);
     const bool open = passes_ < 2;
     const BB legal = open ? legal_points() : BB();
     BB one, two;  // stones of chains with one liberty, with two
@@ -314,7 +374,7 @@ class GoPosition final : public Position {
  private:
   // The points each colour owns by area: its stones plus the empty points that reach only it.
   std::pair<BB, BB> owned() const {
-    const BB empty = full_ ^ (occ_[0] | occ_[1]);
+    const BB empty = grid_.full ^ (occ_[0] | occ_[1]);
     const BB reach_b = flood(occ_[0], occ_[0] | empty) & empty;
     const BB reach_w = flood(occ_[1], occ_[1] | empty) & empty;
     return {occ_[0] | reach_b.minus(reach_w), occ_[1] | reach_w.minus(reach_b)};
@@ -376,31 +436,8 @@ class GoPosition final : public Position {
   const BB& occ(int color) const { return occ_[color == BLACK ? 0 : 1]; }
   BB& occ(int color) { return occ_[color == BLACK ? 0 : 1]; }
 
-  // One word at a time, each output word from its input word and the two beside it: the
-  // whole-board shifts (Bits::up/down) store a word array and read it back one word off,
-  // which defeats store forwarding and made this the hot spot of move generation.
-  BB dilate(const BB& m) const {
-    const int w = width_;  // 2..25, so both shifts below are in 1..63
-    BB r;
-    for (int i = 0; i < W; ++i) {
-      const uint64_t cur = m.w[i];
-      const uint64_t prev = i > 0 ? m.w[i - 1] : 0;
-      const uint64_t next = i + 1 < W ? m.w[i + 1] : 0;
-      const uint64_t left = (cur << 1) | (prev >> 63);   // from the point to the left
-      const uint64_t right = (cur >> 1) | (next << 63);  // from the point to the right
-      const uint64_t above = (cur << w) | (prev >> (64 - w));
-      const uint64_t below = (cur >> w) | (next << (64 - w));
-      r.w[i] = (left & not_first_.w[i]) | (right & not_last_.w[i]) | ((above | below) & full_.w[i]);
-    }
-    return r;
-  }
-  BB flood(BB region, const BB& within) const {
-    while (true) {
-      BB grown = region | (dilate(region) & within);
-      if (grown == region) return region;
-      region = grown;
-    }
-  }
+  BB dilate(const BB& m) const { return grid_.dilate(m); }
+  BB flood(BB region, const BB& within) const { return grid_.flood(region, within); }
 
   // Why a stone of the side to move on `p` is illegal (nullptr: it is legal, and `e` says what
   // it would do).
@@ -447,7 +484,7 @@ class GoPosition final : public Position {
     const int me = to_move_;
     Record& rec = push_record(p);
     const int first_slot = int(journal_.size());
-    const BB empty = full_ ^ (occ_[0] | occ_[1]);
+    const BB empty = grid_.full ^ (occ_[0] | occ_[1]);
     color_[p] = int8_t(me);
     auto is_captured = [&](int r) {
       return std::find(e.captured, e.captured + e.n_captured, r) != e.captured + e.n_captured;
@@ -556,7 +593,7 @@ class GoPosition final : public Position {
       if (color_[r] == me) weak |= stones_[r];
       else capturing |= libs_[r];
     });
-    const BB empty = full_ ^ (occ_[0] | occ_[1]);
+    const BB empty = grid_.full ^ (occ_[0] | occ_[1]);
     BB legal = empty & (dilate(empty | occ(me).minus(weak)) | capturing);
     // Positional superko: a non-capturing move adds a stone, so only positions with one stone
     // more can recur; each capturing move is checked in full.
@@ -580,7 +617,7 @@ class GoPosition final : public Position {
 
   double komi_;
   std::shared_ptr<const Keys> keys_;
-  BB full_, not_first_, not_last_;
+  Grid<W> grid_;
   // The points of the first kLines lines from the edge. A GIN layer sees one step further, so
   // the network can tell how far the edge is only within its depth; these planes tell every
   // point, on 19x19 as on the 9x9 boards it trained on.
@@ -606,14 +643,25 @@ class GoPosition final : public Position {
   mutable bool legal_valid_ = false;
 };
 
+// UnsupportedSize (a ValueError in Python) unless both sides are 2..25.
+void check_size(int width, int height) {
+  if (width < kMinSize || width > kMaxSize || height < kMinSize || height > kMaxSize)
+    throw UnsupportedSize("Go board " + std::to_string(width) + "x" + std::to_string(height) +
+                          " is not supported: each side must be 2..25");
+}
+
+// The 64-bit words of the bitboards for `n` points: the fewest of the widths instantiated.
+int words_for(int n) {
+  const int need = (n + 63) / 64;
+  return need <= 2 ? need : need <= 4 ? 4 : need <= 6 ? 6 : 10;
+}
+
 std::unique_ptr<Position> make_go(int width, int height, const std::vector<int>& black,
                                   const std::vector<int>& white, int to_move, double komi,
                                   const std::vector<uint64_t>& black_keys,
                                   const std::vector<uint64_t>& white_keys,
                                   uint64_t white_to_move_key) {
-  if (width < kMinSize || width > kMaxSize || height < kMinSize || height > kMaxSize)
-    throw UnsupportedSize("Go board " + std::to_string(width) + "x" + std::to_string(height) +
-                          " is not supported: each side must be 2..25");
+  check_size(width, height);
   const int n = width * height;
   for (const auto* points : {&black, &white})
     for (int p : *points)
@@ -622,16 +670,86 @@ std::unique_ptr<Position> make_go(int width, int height, const std::vector<int>&
   if (int(black_keys.size()) != n || int(white_keys.size()) != n)
     throw GameError("Go needs one Zobrist key per point and colour");
   auto keys = std::make_shared<Keys>(Keys{black_keys, white_keys, white_to_move_key});
-  switch ((n + 63) / 64) {
+  switch (words_for(n)) {
     case 1: return std::make_unique<GoPosition<1>>(width, height, black, white, to_move, komi, keys);
     case 2: return std::make_unique<GoPosition<2>>(width, height, black, white, to_move, komi, keys);
-    case 3:
     case 4: return std::make_unique<GoPosition<4>>(width, height, black, white, to_move, komi, keys);
-    case 5:
     case 6: return std::make_unique<GoPosition<6>>(width, height, black, white, to_move, komi, keys);
     default:
       return std::make_unique<GoPosition<10>>(width, height, black, white, to_move, komi, keys);
   }
+}
+
+// The chain groups of `batch` encoded positions (rows [n + 1, features], planes 0 and 1 the side
+// to move's and the opponent's stones) into `out` [batch, n, 4]: see go_group_members below.
+// Returns -1, or the first point b * n + p that holds stones of both colours.
+template <int W>
+int64_t group_members(const float* x, size_t batch, int width, int height, size_t features,
+                      int32_t* out) {
+  using BB = Bits<W>;
+  const Grid<W> grid(width, height);
+  const size_t n = size_t(width) * height;
+  uint8_t filled[kMaxSize * kMaxSize];  // entries written so far in each empty point's row
+  for (size_t b = 0; b < batch; ++b) {
+    const float* rows = x + b * (n + 1) * features;
+    BB stones[2];
+    for (size_t p = 0; p < n; ++p) {
+      const float* row = rows + p * features;
+      stones[0].w[p >> 6] |= uint64_t(row[0] > 0.5f) << (p & 63);
+      stones[1].w[p >> 6] |= uint64_t(row[1] > 0.5f) << (p & 63);
+    }
+    const BB both = stones[0] & stones[1];
+    if (both.any()) return int64_t(b * n) + both.lowest();
+    int32_t* o = out + b * n * 4;
+    std::fill(o, o + 4 * n, -1);
+    std::fill(filled, filled + n, uint8_t(0));
+    // Chains come by lowest point, so slots ascend and each row's entries come out sorted.
+    int32_t slot = 0;
+    grid.for_each_chain(stones, grid.full ^ (stones[0] | stones[1]),
+                        [&](int, int, const BB& chain, const BB& libs) {
+                          chain.for_each([&](int q) { o[4 * q] = 2 * slot; });
+                          libs.for_each([&](int q) { o[4 * q + filled[q]++] = 2 * slot + 1; });
+                          ++slot;
+                        });
+  }
+  return -1;
+}
+
+using Planes = nb::ndarray<const float, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
+using Members = nb::ndarray<nb::numpy, int32_t, nb::ndim<3>>;
+
+Members go_group_members(Planes x, int width, int height) {
+  check_size(width, height);
+  const size_t n = size_t(width) * height, batch = x.shape(0), features = x.shape(2);
+  if (x.shape(1) != n + 1)
+    throw nb::value_error(("go_group_members: x has " + std::to_string(x.shape(1)) +
+                           " nodes, a " + std::to_string(width) + "x" + std::to_string(height) +
+                           " board has width * height + 1 = " + std::to_string(n + 1))
+                              .c_str());
+  if (features < 2)
+    throw nb::value_error(("go_group_members: x has " + std::to_string(features) +
+                           " features, it needs planes 0 (own) and 1 (opponent)")
+                              .c_str());
+  auto* data = new int32_t[std::max<size_t>(batch * n * 4, 1)];
+  nb::capsule owner(data, [](void* q) noexcept { delete[] static_cast<int32_t*>(q); });
+  int64_t both;
+  {
+    nb::gil_scoped_release release;
+    const float* in = x.data();
+    switch (words_for(int(n))) {
+      case 1: both = group_members<1>(in, batch, width, height, features, data); break;
+      case 2: both = group_members<2>(in, batch, width, height, features, data); break;
+      case 4: both = group_members<4>(in, batch, width, height, features, data); break;
+      case 6: both = group_members<6>(in, batch, width, height, features, data); break;
+      default: both = group_members<10>(in, batch, width, height, features, data); break;
+    }
+  }
+  if (both >= 0)
+    throw nb::value_error(("go_group_members: position " + std::to_string(both / int64_t(n)) +
+                           ", point " + std::to_string(both % int64_t(n)) +
+                           " has both an own and an opponent stone (planes 0 and 1 > 0.5)")
+                              .c_str());
+  return Members(data, {batch, n, 4}, owner);
 }
 
 template <int W>
@@ -662,6 +780,12 @@ void bind_go(nb::module_& m) {
         "A Go position with these stones (point lists), side to move, komi and Zobrist keys; its "
         "class holds the fewest 64-bit words that cover the board. GameError for a chain "
         "without liberty.");
+  m.def("go_group_members", &go_group_members, nb::arg("x"), nb::arg("width"), nb::arg("height"),
+        "The chain groups of encoded Go positions x [B, width*height + 1, F] (F >= 2; plane 0 "
+        "own stones, 1 opponent stones, > 0.5 a stone) as int32 [B, width*height, 4]: per point "
+        "its entries slot * 2 + role, ascending, padded with -1. A stone: its chain's slot, role "
+        "0. An empty point: role 1 for each chain it is a liberty of. The slots of a position "
+        "are 0..G-1, its chains by lowest point. ValueError for bad shapes or sizes.");
 }
 
 }  // namespace saz
