@@ -255,7 +255,7 @@ class Evaluator:
             mask = np.ascontiguousarray(mask, dtype=np.float32)
         feed = {"x": np.ascontiguousarray(x, dtype=np.float32), "mask": mask}
         if self.uses_groups:
-            feed[GROUPS_INPUT] = self._groups_layout(layout).group_table(feed["x"])
+            feed[GROUPS_INPUT] = group_input(feed["x"], layout, self._game_cls)
         for name in self._tables:
             try:
                 feed[name] = layout.tables[name]
@@ -264,11 +264,6 @@ class Evaluator:
                                  f"{layout.width}x{layout.height} layout has not (it has "
                                  f"{', '.join(layout.tables)}): not this game's layout") from None
         return feed
-
-    def _groups_layout(self, lay: GraphLayout) -> GraphLayout:
-        """`lay` where it knows the game's groups, else the game's layout of its size: a
-        caller's window cut to a smaller board (`mcts.crop`) comes with the plain lattice's."""
-        return lay if lay.group_roles else layout(lay.width, lay.height, self._game_cls)
 
     def run_heads(self, x: np.ndarray, layout: GraphLayout,
                   mask: np.ndarray | None = None) -> Heads:
@@ -326,6 +321,15 @@ class Evaluator:
     def __repr__(self) -> str:
         return (f"<Evaluator {self.path.name} game={self.game_name} provider={self.provider} "
                 f"hidden={self.card.network.get('hidden')}>")
+
+
+def group_input(x: np.ndarray, lay: GraphLayout, game: type[Game]) -> np.ndarray:
+    """The `groups` input of a network of `game` for the batch `x` (C-contiguous float32) on
+    `lay`'s board: `lay.group_table(x)` where the layout knows the groups, else that of the
+    game's layout of the same size (a window cut to a smaller board, `mcts.crop`, comes with
+    the plain lattice's)."""
+    grouped = lay if lay.group_roles else layout(lay.width, lay.height, game)
+    return grouped.group_table(x)
 
 
 def game_inputs(game: type[Game], groups: bool = False) -> tuple[str, ...]:

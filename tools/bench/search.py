@@ -4,6 +4,7 @@ over a plain alpha-zero-general style MCTS.
     saz bench search --game gomoku --size 15 --visits 800 [--batch 16] [--model PATH]
                      [--hidden H] [--threads T] [--no-pipeline] [--subgraphs K]
                      [--positions P] [--random-plies R] [--baseline-visits V]
+    saz bench search --null-network --game go --size 19 [--groups]
 
 For each of P positions (R random plies from the start, seeded) a fresh tree searches V visits.
 The report gives the playouts per second, the mean batch the search achieved, the share of the
@@ -15,6 +16,11 @@ but not as leaves, and the ratio to the network's speed is taken on the leaves. 
 with the same network. Without `--model` a randomly initialised network of the default shape is
 exported to a temporary folder: speed does not depend on the weights (but a trained network's
 sharper priors make trees deeper and selection cheaper).
+
+`--null-network` times the search alone, per leaf, with a stand-in network that costs nothing;
+with `--groups` the stand-in declares the `groups` input, so each call also computes the batch's
+group table as the evaluator does for such a network (Go's chains: the cost they add per leaf).
+A real network takes groups where its card says so (`--model`); `--groups` is for the stand-in.
 """
 from __future__ import annotations
 
@@ -27,9 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from saz.engine.evaluator import Evaluator, ModelError
+from saz.engine.evaluator import Evaluator, ModelError, group_input
 from saz.engine.games import GAME_NAMES, Game, game_class, new_game
-from saz.engine.graph import encode, layout
+from saz.engine.graph import GraphLayout, encode, layout_of
 from saz.engine.search.mcts import MCTS, SearchLimits, SearchStats
 from saz.engine.search.options import SearchOptions, SubgraphSampling
 from saz.tools.bench.baseline_mcts import RecursiveMCTS
@@ -65,20 +71,29 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--null-network", action="store_true",
                    help="answer every leaf at once with a uniform policy and random values: the "
                         "search's own cost per leaf, outside the network (pipeline off)")
+    p.add_argument("--groups", action="store_true",
+                   help="a network that takes the game's groups (Go's chains): the null network "
+                        "computes each batch's group table as the evaluator would (with "
+                        "--null-network; a --model's card says whether it takes groups)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(handler=bench_search)
 
 
 class NullNet:
     """A stand-in network that costs nothing: a uniform policy and fixed pseudo-random values,
-    so that what a search spends per leaf outside the network can be timed."""
+    so that what a search spends per leaf outside the network can be timed. `groups`, a game
+    with groups: the stand-in takes them, and computes each batch's group table as the
+    evaluator feeds it to such a network (`evaluator.group_input`), so that cost is timed."""
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, groups: type[Game] | None = None) -> None:
         self._values = np.tanh(np.random.default_rng(seed).normal(size=4096)).astype(np.float32)
         self._policies: dict[tuple[int, int], np.ndarray] = {}
+        self._groups = groups
 
-    def run(self, x: np.ndarray, layout: object, mask: np.ndarray | None = None
+    def run(self, x: np.ndarray, layout: GraphLayout, mask: np.ndarray | None = None
             ) -> tuple[np.ndarray, np.ndarray]:
+        if self._groups is not None:
+            group_input(np.ascontiguousarray(x, dtype=np.float32), layout, self._groups)
         rows, nodes = x.shape[0], x.shape[1]
         policy = self._policies.get((rows, nodes))
         if policy is None:
@@ -92,12 +107,17 @@ def bench_null(args: argparse.Namespace) -> int:
     """The search's cost per leaf outside the network, over fresh searches of the positions."""
     positions = _positions(args)
     options = SearchOptions(batch_size=args.batch, pipeline=False, seed=args.seed)
+    game = game_class(args.game)
+    if args.groups and not game.group_roles:
+        print(f"saz bench: --groups: {args.game} has no groups", file=sys.stderr)
+        return 1
+    net = NullNet(args.seed, game if args.groups else None)
     # NullNet answers the calls the search makes of an Evaluator, at no cost.
-    stats = _run_search(NullNet(args.seed), options, positions, args.visits)  # type: ignore[arg-type]  # a stand-in
+    stats = _run_search(net, options, positions, args.visits)  # type: ignore[arg-type]  # a stand-in
     tree_seconds = stats.seconds - stats.eval_seconds
-    print(f"# search with a null network: {args.game} {args.size}x{args.size}, {args.visits} "
-          f"visits x {len(positions)} positions ({args.random_plies} random plies), batch "
-          f"{args.batch}, pipeline off")
+    print(f"# search with a null network{' taking groups' if args.groups else ''}: {args.game} "
+          f"{args.size}x{args.size}, {args.visits} visits x {len(positions)} positions "
+          f"({args.random_plies} random plies), batch {args.batch}, pipeline off")
     print()
     print("| what | value |")
     print("|---|---|")
@@ -105,6 +125,8 @@ def bench_null(args: argparse.Namespace) -> int:
     print(f"| playouts (all descents) | {stats.playouts:,} |")
     print(f"| wall time per leaf | {stats.seconds / stats.evaluated * 1e6:.1f} µs |")
     print(f"| of which outside the network call | {tree_seconds / stats.evaluated * 1e6:.1f} µs |")
+    print(f"| of which inside it (the group table, if any) | "
+          f"{stats.eval_seconds / stats.evaluated * 1e6:.1f} µs |")
     print(f"| leaves/s | {stats.evaluated / stats.seconds:,.0f} |")
     return 0
 
@@ -112,6 +134,10 @@ def bench_null(args: argparse.Namespace) -> int:
 def bench_search(args: argparse.Namespace) -> int:
     if args.null_network:
         return bench_null(args)
+    if args.groups:
+        print("saz bench: --groups goes with --null-network; a real network takes groups where "
+              "its card says so (--model)", file=sys.stderr)
+        return 1
     with tempfile.TemporaryDirectory(prefix="saz-bench-") as tmp:
         model = args.model or _random_model(args, Path(tmp) / f"{args.game}.onnx")
         try:
@@ -195,7 +221,7 @@ def _run_search(evaluator: Evaluator, options: SearchOptions, positions: list[Ga
 def _raw_speed(evaluator: Evaluator, positions: list[Game], batch: int) -> float:
     """The network's evaluations per second at `batch`, on copies of the benchmark positions."""
     games = [positions[i % len(positions)] for i in range(batch)]
-    lay = layout(games[0].width, games[0].height)
+    lay = layout_of(games[0])
     x = encode(games)
     for _ in range(3):
         evaluator.run(x, lay)
