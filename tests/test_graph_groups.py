@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from saz.engine import _core
 from saz.engine.evaluator import Evaluator, ModelError, default_model_path, game_inputs
 from saz.engine.games.base import Game
 from saz.engine.games.go import Go
@@ -251,40 +250,14 @@ def test_the_shipped_go_model_takes_no_groups_and_still_plays() -> None:
     assert abs(float(priors[1].sum()) - 1) < 1e-5 and values.shape == (2,)
 
 
-# -- until the core's go_group_members lands: a reference, for these tests only --------------
-def _reference_members(x: np.ndarray, width: int, height: int) -> np.ndarray:
-    """Chains by flood fill, numbered by their lowest point; the interface 1 format."""
-    points = width * height
-    out = np.full((len(x), points, 4), -1, np.int32)
-    for b in range(len(x)):
-        colour = np.where(x[b, :points, 0] > 0.5, 1, np.where(x[b, :points, 1] > 0.5, 2, 0))
-        chain = np.full(points, -1)
-        slots = 0
+def test_the_null_network_bench_can_time_the_group_table(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from saz.tools.bench.cli import main
 
-        def nbrs(p: int) -> list[int]:
-            r, c = divmod(p, width)
-            return [q for q, ok in ((p - width, r > 0), (p + width, r < height - 1),
-                                    (p - 1, c > 0), (p + 1, c < width - 1)) if ok]
-        for p in range(points):
-            if colour[p] and chain[p] < 0:
-                stack, chain[p] = [p], slots
-                while stack:
-                    q = stack.pop()
-                    for n in nbrs(q):
-                        if colour[n] == colour[p] and chain[n] < 0:
-                            chain[n] = slots
-                            stack.append(n)
-                slots += 1
-        for p in range(points):
-            if colour[p]:
-                out[b, p, 0] = chain[p] * 2
-            else:
-                adj = sorted({int(chain[n]) * 2 + 1 for n in nbrs(p) if colour[n]})
-                out[b, p, :len(adj)] = adj
-    return out
-
-
-@pytest.fixture(autouse=True)
-def _core_or_reference(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not hasattr(_core, "go_group_members"):
-        monkeypatch.setattr(_core, "go_group_members", _reference_members, raising=False)
+    assert main(["search", "--null-network", "--groups", "--game", "go", "--size", "5",
+                 "--visits", "40", "--positions", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# search with a null network taking groups: go 5x5")
+    assert "| of which inside it (the group table, if any) |" in out
+    assert main(["search", "--null-network", "--groups", "--game", "gomoku", "--size", "5"]) == 1
+    assert "gomoku has no groups" in capsys.readouterr().err
