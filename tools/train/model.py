@@ -22,6 +22,15 @@ board). They are trained for what they teach the shared layers, and the engine s
   table and hub row with Gather/MatMul only. Scatter ops would export either slow or wrong
   (docs/ARCHITECTURE.md, "The network and the model contract"), so the exported graph has none.
 
+Groups (`NetConfig.group_roles`, from the game's `Game.group_roles`: Go's chains, each with its
+stones and its liberties) add a pooling over each position's groups to every GIN layer (the
+common fate graph of Graepel et al. 2001, as one message per layer): per group and role the sum
+of its members' rows, the roles concatenated and mapped by `groups.{k}` (Linear(R*w -> w), no
+bias), and the result added to every member's root term, so the layer computes
+`MLP(h + m + sum of the neighbours' h)`, where `m` is the sum of the maps of the groups the node
+belongs to. A stone thus hears its whole chain, however long, and a liberty the chains it
+touches, in one layer. Zero maps compute the lattice network exactly (`add_groups`).
+
 Both accept a node mask (the subgraph sampling of the paper): a masked-out node sends no messages,
 takes no part in the policy softmax (its log-probability is `MASKED_LOG_PROB`) and is left out of
 the value mean. The extra node is always kept, whatever the mask says.
@@ -87,6 +96,10 @@ class NetConfig:
     kind: str = "lattice"
     #: "moves" only: the relations of the game's neighbour table `nbr [P, relations * D]`.
     relations: int = 1
+    #: The roles of a group's members (`len(Game.group_roles)`, R): 0, no groups (every network
+    #: before them); R > 0, each GIN layer pools over the position's groups (module docstring).
+    #: `[network] groups = true` sets it from the game (`net_config_for`).
+    group_roles: int = 0
 
     def __post_init__(self) -> None:
         for name in ("num_features", "hidden", "layers", "relations"):
@@ -103,6 +116,12 @@ class NetConfig:
                              f"got {self.kind!r}")
         if self.kind == "moves" and (self.ownership_head or self.score_head):
             raise ValueError("NetConfig: a moves network has no ownership or score head")
+        roles = self.group_roles
+        if not isinstance(roles, int) or isinstance(roles, bool) or roles < 0:
+            raise ValueError(f"NetConfig.group_roles must be a non-negative integer, "
+                             f"got {roles!r}")
+        if self.kind == "moves" and roles:
+            raise ValueError("NetConfig: a moves network has no groups")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -141,6 +160,11 @@ class _Network(nn.Module):
         self.config = config
         h, n_layers = config.hidden, config.layers
         self.convs = nn.ModuleList(convs)
+        # Per layer, the map of a group's pooled roles to what each member adds to its root
+        # term (absent without groups, so older state_dicts load unchanged).
+        roles = config.group_roles
+        self.groups = nn.ModuleList(nn.Linear(roles * w_in, w_in, bias=False)
+                                    for w_in, _ in self._mlp_widths(config)) if roles else None
         self.norms = nn.ModuleList(nn.LayerNorm(h) for _ in range(n_layers))
         # Residual only where input and output widths match (not around the first layer, unless
         # the game happens to have `hidden` features).
@@ -197,12 +221,19 @@ class GraphBatch(NamedTuple):
     batch: Tensor  # [total_nodes] int64, graph of each node (ascending)
     mask: Tensor | None  # [total_nodes] bool, True = kept; None = every node kept
     num_graphs: int
+    #: The group incidences `[3, M]` int64: per membership the node's index in the batch, its
+    #: group's index in the batch (0..num_groups-1, position after position) and its role;
+    #: None without groups.
+    groups: Tensor | None = None
+    num_groups: int = 0
 
 
 def collate(xs: Sequence[np.ndarray], layouts: Sequence[GraphLayout],
-            masks: Sequence[np.ndarray] | None = None) -> GraphBatch:
+            masks: Sequence[np.ndarray] | None = None, *, groups: bool = False) -> GraphBatch:
     """One batch from positions of any sizes: `xs[i]` is `[layouts[i].num_nodes, F]` (a row of
-    `graph.encode`), `masks[i]` (optional) `[num_nodes]`, nonzero = kept."""
+    `graph.encode`), `masks[i]` (optional) `[num_nodes]`, nonzero = kept. `groups`: with the
+    positions' group incidences (`GraphLayout.group_members`: the layouts must be a game's with
+    groups, `graph.layout(w, h, game)`), which a network with `group_roles` reads."""
     if len(xs) != len(layouts) or (masks is not None and len(masks) != len(xs)):
         raise ValueError("collate needs one layout (and one mask, if any) per position")
     if not xs:
@@ -216,8 +247,42 @@ def collate(xs: Sequence[np.ndarray], layouts: Sequence[GraphLayout],
         [lay.edge_index + off for lay, off in zip(layouts, offsets, strict=True)], axis=1)
     batch = np.repeat(np.arange(len(xs)), sizes)
     mask = None if masks is None else torch.from_numpy(np.concatenate(masks) != 0)
+    members, num_groups = (group_incidences(xs, layouts, offsets) if groups else (None, 0))
     return GraphBatch(torch.from_numpy(np.concatenate(xs).astype(np.float32, copy=False)),
-                      torch.from_numpy(edge_index), torch.from_numpy(batch), mask, len(xs))
+                      torch.from_numpy(edge_index), torch.from_numpy(batch), mask, len(xs),
+                      None if members is None else torch.from_numpy(members), num_groups)
+
+
+def group_incidences(xs: Sequence[np.ndarray], layouts: Sequence[GraphLayout],
+                     offsets: np.ndarray) -> tuple[np.ndarray, int]:
+    """The group incidences `[3, M]` int64 (node, group, role; `GraphBatch.groups`) of
+    positions whose nodes start at `offsets` in the batch, and the batch's number of groups.
+    One `group_members` call per layout (the positions of one board size together)."""
+    by_layout: dict[GraphLayout, list[int]] = {}
+    for i, lay in enumerate(layouts):
+        by_layout.setdefault(lay, []).append(i)
+    roles = {lay.group_roles for lay in by_layout}
+    if len(roles) != 1 or 0 in roles:
+        raise ValueError("collate with groups needs layouts of one game with groups "
+                         f"(graph.layout(w, h, game)), whose roles agree; got {sorted(roles)}")
+    (r,) = roles
+    # Per position: (its index in the batch, local points, slots, roles).
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    for lay, positions in by_layout.items():
+        x = np.ascontiguousarray(np.stack([xs[i] for i in positions]), dtype=np.float32)
+        table = lay.group_members(x)  # [B, P, K]: slot * R + role, -1 padding
+        which, point, column = np.nonzero(table >= 0)
+        entries = table[which, point, column].astype(np.int64)
+        found.append((np.asarray(positions, np.int64)[which], point.astype(np.int64),
+                      entries // r, entries % r))
+    position, point, slot, role = (np.concatenate(parts) for parts in zip(*found, strict=True))
+    counts = np.zeros(len(xs), np.int64)
+    np.maximum.at(counts, position, slot + 1)
+    group_start = np.cumsum(counts) - counts
+    node = np.asarray(offsets, np.int64)[position] + point
+    members = np.stack([node, group_start[position] + slot, role])
+    order = np.argsort(node, kind="stable")  # batch order: position after position
+    return np.ascontiguousarray(members[:, order]), int(counts.sum())
 
 
 class PolicyValueNet(_Network):
@@ -231,24 +296,35 @@ class PolicyValueNet(_Network):
         super().__init__(config, [GINConv(_gin_mlp(i, o)) for i, o in self._mlp_widths(config)])
 
     def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor, mask: Tensor | None = None,
-                num_graphs: int | None = None) -> NetOutput:
+                num_graphs: int | None = None, groups: Tensor | None = None,
+                num_groups: int = 0) -> NetOutput:
         """Returns `NetOutput` (log_policy `[total_nodes]`, value `[num_graphs]`, and the
         auxiliary heads' outputs).
 
         `mask` (`[total_nodes]`, nonzero = kept) removes nodes as described in the module
         docstring; the head runs on kept nodes only, so batch normalisation's training statistics
-        never see a dropped node.
+        never see a dropped node. `groups`, `num_groups`: the batch's group incidences
+        (`GraphBatch`), which a network with `group_roles` needs and one without refuses.
         """
+        if groups is None and self.groups is not None:
+            raise ValueError("this network pools over groups: collate its batch with groups=True")
+        if groups is not None and self.groups is None:
+            raise ValueError("this network has no groups: collate its batch without them")
         if num_graphs is None:
             num_graphs = int(batch[-1]) + 1
         keep = None
         if mask is not None:
             keep = mask.bool() | _last_node_of_each_graph(batch)
             edge_index = edge_index[:, keep[edge_index[0]]]  # dropped nodes send nothing
+            if groups is not None:  # nor are they members (the extra node never is one)
+                groups = groups[:, keep[groups[0]]]
         hs = []
         h = x
         for k, conv in enumerate(self.convs):
-            h = self._finish_layer(k, h, conv(h, edge_index))
+            # GINConv adds its second input to the neighbours' sum: the groups' message joins
+            # the root term, `MLP(h + m + agg)`.
+            root = h if groups is None else h + self._group_message(k, h, groups, num_groups)
+            h = self._finish_layer(k, h, conv((h, root), edge_index))
             hs.append(h)
         jk = torch.cat(hs, dim=-1)
         kept_batch = batch if keep is None else batch[keep]
@@ -263,6 +339,17 @@ class PolicyValueNet(_Network):
                 owner_logits = torch.zeros_like(x[:, 0]).masked_scatter(keep, owner_logits)
         return NetOutput(log_policy, value, owner_logits, score)
 
+    def _group_message(self, k: int, h: Tensor, groups: Tensor, num_groups: int) -> Tensor:
+        """Layer k's groups message `m [total_nodes, w]`: each group's members summed per role
+        (`[num_groups, R*w]`, the roles concatenated), mapped by `groups.{k}`, and each node
+        given the sum of the maps of its groups."""
+        assert self.groups is not None
+        node, group, role = groups
+        r, width = self.config.group_roles, h.shape[1]
+        pooled = h.new_zeros(num_groups * r, width).index_add_(0, group * r + role, h[node])
+        mapped = self.groups[k](pooled.reshape(num_groups, r * width))
+        return torch.zeros_like(h).index_add_(0, node, mapped[group])
+
 
 class PolicyValueNetExport(_Network):
     """The export twin: `PolicyValueNet`'s parameters on positions of one board size, scatter-free.
@@ -271,27 +358,41 @@ class PolicyValueNetExport(_Network):
     `nbr [N-1, K]` (padded with index N, which reads a zero row) and `hub [1, N]`, and
     `mask [B, N]` float (nonzero = kept). Outputs `log_policy [B, N]` and `value [B]`, then
     `ownership [B, N]` in [-1, 1] (0 at masked nodes) and `score [B]` where the network has those
-    heads.
+    heads. A network with groups has the twin `PolicyValueGroupsExport`, which also takes the
+    batch's group table (`from_net` picks the class).
     """
 
     #: The graph tables `forward` takes after `x`, in order (the ONNX inputs between x and mask).
     TABLES: ClassVar[tuple[str, ...]] = ("nbr", "hub")
+    #: Whether `forward` takes the batch's `groups [B, R, G, N]` after the tables.
+    GROUPS: ClassVar[bool] = False
 
     def __init__(self, config: NetConfig) -> None:
+        if bool(config.group_roles) != self.GROUPS:
+            raise ValueError(f"{type(self).__name__} is the twin of a network "
+                             f"{'with' if self.GROUPS else 'without'} groups; "
+                             "PolicyValueNetExport.from_net picks the right one")
         super().__init__(config, [_GINWeights(_gin_mlp(i, o)) for i, o in self._mlp_widths(config)])
 
     @classmethod
     def from_net(cls, net: PolicyValueNet) -> PolicyValueNetExport:
-        """The twin of a training network, in eval mode (strict: every key must match)."""
+        """The twin of a training network, in eval mode (strict: every key must match): a
+        `PolicyValueGroupsExport` for a network with groups."""
         # GINConv's eps is a buffer fixed at 0 (GIN-0: PolicyValueNet never trains it), which the
         # twin relies on to skip the (1 + eps) scaling.
         if any(float(conv.get_buffer("eps")) != 0.0 for conv in net.convs):
             raise ValueError("the export twin computes GIN-0 layers; this network has eps != 0")
-        twin = cls(net.config)
+        kind = PolicyValueGroupsExport if net.config.group_roles else PolicyValueNetExport
+        twin = kind(net.config)
         twin.load_state_dict(net.state_dict(), strict=True)
         return twin.eval()
 
     def forward(self, x: Tensor, nbr: Tensor, hub: Tensor, mask: Tensor) -> tuple[Tensor, ...]:
+        return self._compute(x, nbr, hub, None, mask)
+
+    def _compute(self, x: Tensor, nbr: Tensor, hub: Tensor, groups: Tensor | None,
+                 mask: Tensor) -> tuple[Tensor, ...]:
+        """The outputs (class docstring); `groups [B, R, G, N]` where the network has them."""
         b, n = x.shape[0], x.shape[1]
         kept = torch.cat([mask[:, :-1] != 0, torch.ones_like(mask[:, -1:], dtype=torch.bool)],
                          dim=1)
@@ -302,6 +403,12 @@ class PolicyValueNetExport(_Network):
         # onnxruntime than one Gather and a ReduceSum over K, and faster than a sum over a
         # transposed table at batch 1 (19x19, hidden 64, one thread).
         columns = [nbr[:, j] for j in range(nbr.shape[1])]
+        # The groups as matrices: `pool [B, R*G, N]` sums each group's members per role,
+        # `spread [B, N, G]` hands each node its groups' maps (any role).
+        pool = spread = None
+        if groups is not None:
+            pool = groups.reshape(b, -1, n)
+            spread = groups.sum(1).transpose(1, 2)
         hs = []
         h = x.reshape(b * n, -1) * m  # a dropped node's zero row is all it sends
         for k, conv in enumerate(self.convs):
@@ -311,8 +418,11 @@ class PolicyValueNetExport(_Network):
             for column in columns[1:]:
                 from_points = from_points + padded.index_select(1, column)
             agg = torch.cat([from_points, torch.matmul(hub, per_position)], dim=1)
+            root = h
+            if pool is not None and spread is not None:
+                root = h + self._group_message(k, per_position, pool, spread).reshape(b * n, -1)
             mlp = conv.get_submodule("nn")
-            h = self._finish_layer(k, h, mlp(h + agg.reshape(b * n, -1))) * m  # GIN-0
+            h = self._finish_layer(k, h, mlp(root + agg.reshape(b * n, -1))) * m  # GIN-0
             hs.append(h)
         logits, values, owner_logits, scores = self._heads(torch.cat(hs, dim=-1))
         logits = torch.where(kept, logits.reshape(b, n), MASKED_LOG_PROB)
@@ -325,6 +435,29 @@ class PolicyValueNetExport(_Network):
         if scores is not None:
             outputs += ((scores.reshape(b, n) * kept_f).sum(1),)
         return outputs
+
+    def _group_message(self, k: int, h: Tensor, pool: Tensor, spread: Tensor) -> Tensor:
+        """`PolicyValueNet._group_message` with MatMuls: `h [B, N, w]` pooled per group and
+        role (`pool @ h`, `[B, R*G, w]`, viewed as `[B, G, R*w]`), mapped, and spread back
+        (`spread @ c`, `[B, N, w]`)."""
+        assert self.groups is not None
+        b, width, r = h.shape[0], h.shape[2], self.config.group_roles
+        pooled = torch.matmul(pool, h).reshape(b, r, -1, width).transpose(1, 2)
+        mapped = self.groups[k](pooled.reshape(b, -1, r * width))  # [B, G, w]
+        return torch.matmul(spread, mapped)
+
+
+class PolicyValueGroupsExport(PolicyValueNetExport):
+    """The export twin of a network with groups: `forward(x, nbr, hub, groups, mask)`, where
+    `groups [B, R, G, N]` float32 is the batch's dense 0/1 group table
+    (`GraphLayout.group_table`: row (r, g) marks group g's role-r members; G the batch's most
+    groups; the extra node in none), the ONNX input `model_card.GROUPS_INPUT`."""
+
+    GROUPS: ClassVar[bool] = True
+
+    def forward(self, x: Tensor, nbr: Tensor, hub: Tensor,  # type: ignore[override]
+                groups: Tensor, mask: Tensor) -> tuple[Tensor, ...]:
+        return self._compute(x, nbr, hub, groups, mask)
 
 
 class MoveOutput(NamedTuple):
@@ -478,15 +611,24 @@ MOVES_TABLE = "promo"
 def net_config_for(game: type[Game], **network: Any) -> NetConfig:
     """The NetConfig of `game`'s network with the `[network]` keywords (hidden, layers, ...):
     the game's graph (`Game.graph_tables`) decides the family and its relations, never a
-    config file."""
-    if "kind" in network or "relations" in network:
-        raise ValueError("the network's kind and relations come from the game's graph")
+    config file. `groups=True` asks for the game's groups (`group_roles` from
+    `Game.group_roles`); ValueError for a game that has none."""
+    if "kind" in network or "relations" in network or "group_roles" in network:
+        raise ValueError("the network's kind, relations and group roles come from the game")
+    groups = network.pop("groups", False)
+    if not isinstance(groups, bool):
+        raise ValueError(f"[network] groups must be true or false, got {groups!r}")
+    if groups and not game.group_roles:
+        raise ValueError(f"[network] groups: {game.name} has no groups (its Game.group_roles "
+                         "are empty)")
+    roles = len(game.group_roles) if groups else 0
     size = game.info.default_size
     lay = layout(size, size, game)
     if MOVES_TABLE not in lay.tables:
-        return NetConfig(num_features=game.num_features(), **network)
+        return NetConfig(num_features=game.num_features(), group_roles=roles, **network)
     return NetConfig(num_features=game.num_features(), kind="moves",
-                     relations=relations_of(lay.nbr, lay.num_points), **network)
+                     relations=relations_of(lay.nbr, lay.num_points), group_roles=roles,
+                     **network)
 
 
 def relations_of(nbr: np.ndarray, num_points: int) -> int:
@@ -540,10 +682,37 @@ def deepen(trained: Mapping[str, Tensor], trained_config: NetConfig,
     return state
 
 
+def add_groups(trained: Mapping[str, Tensor], trained_config: NetConfig,
+               group_roles: int) -> tuple[dict[str, Tensor], NetConfig]:
+    """A trained lattice network's weights in one with groups (`group_roles` roles) that
+    computes exactly the same function.
+
+    The comparison the groups were built for is a trained lattice network against the same
+    network given its groups, not against one trained afresh (the run has no buffer to train
+    it on again). Each layer's map `groups.{k}` starts at zero, so every group's message is zero
+    and each layer computes what it did. The layer is linear in its weight, so the gradient of
+    a zero weight is not zero (it is the pooled rows times the message's gradient) and training
+    brings the groups in. Returns the weights and the config with `group_roles`. ValueError for
+    a network that has groups already, or a moves network.
+    """
+    if trained_config.group_roles:
+        raise ValueError(f"the network has {trained_config.group_roles} group roles already")
+    if group_roles < 1:
+        raise ValueError(f"a network with groups has at least one role, not {group_roles}")
+    config = replace(trained_config, group_roles=group_roles)  # validates (no moves network)
+    state = {name: tensor.clone() for name, tensor in trained.items()}
+    for k, (w_in, _) in enumerate(_Network._mlp_widths(config)):
+        like = trained[f"convs.{k}.nn.0.weight"]
+        state[f"groups.{k}.weight"] = like.new_zeros(w_in, group_roles * w_in)
+    return state, config
+
+
 #: The one weight that reads the input planes: the first linear layer of the first GIN layer.
 INPUT_WEIGHT = "convs.0.nn.0.weight"
 #: The same in a moves network: its input embedding.
 MOVES_INPUT_WEIGHT = "embed.weight"
+#: The first layer's groups map (a network with groups), which pools and sends input planes.
+FIRST_GROUPS_WEIGHT = "groups.0.weight"
 
 
 def widen_inputs(trained: Mapping[str, Tensor], trained_config: NetConfig,
@@ -572,6 +741,15 @@ def widen_inputs(trained: Mapping[str, Tensor], trained_config: NetConfig,
     weight = trained[name]
     state[name] = torch.cat([weight, weight.new_zeros(weight.shape[0],
                                                               num_features - old)], dim=1)
+    roles = trained_config.group_roles
+    if roles:
+        # The first layer's groups map reads and writes planes: its old block per role in the
+        # wider one, zero for the new planes in and out.
+        first = trained[FIRST_GROUPS_WEIGHT]
+        wide = first.new_zeros(num_features, roles * num_features)
+        for r in range(roles):
+            wide[:old, r * num_features:r * num_features + old] = first[:, r * old:(r + 1) * old]
+        state[FIRST_GROUPS_WEIGHT] = wide
     return state, replace(trained_config, num_features=num_features)
 
 
