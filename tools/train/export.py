@@ -39,6 +39,7 @@ from saz.engine.games import Game, game_class
 from saz.engine.games.errors import GameError
 from saz.engine.graph import GraphLayout, layout
 from saz.engine.model_card import (
+    GROUPS_INPUT,
     OPSET,
     ModelCard,
     card_path,
@@ -77,6 +78,8 @@ TOLERANCE = 1e-4
 CHECK_SIZES = ((9, 9), (7, 11))
 #: The lattice networks are traced on this size (none of `CHECK_SIZES`).
 TRACE_SIZE = (5, 5)
+#: The groups of the tracing example's group table: a size none of its other dimensions has.
+TRACE_GROUPS = 7
 #: The sizes a moves network's export may be checked and traced at: the first two its game
 #: admits are checked, the third traces (chess: 8x8 and 5x5 checked, 6x6 traced).
 MOVES_SIZES = ((8, 8), (5, 5), (6, 6), (7, 7), (9, 9), (10, 10), (7, 5))
@@ -121,7 +124,7 @@ def export_checkpoint(checkpoint: Checkpoint, out: str | Path, *,
             feature_version=checkpoint.feature_version,
             feature_names=tuple(checkpoint.feature_names),
             network={**checkpoint.config.to_dict(), "parameters": net.num_parameters()},
-            opset=_opset(staging), inputs=input_names(twin.TABLES), outputs=_outputs(net.config),
+            opset=_opset(staging), inputs=_inputs(twin), outputs=_outputs(net.config),
             onnx_bytes=len(data), onnx_sha256=file_digest(data),
             training=dict(checkpoint.training), strength=dict(strength or {}))
         card.save(card_path(staging))
@@ -150,7 +153,8 @@ def check_parity(net: Network, model_path: Path, *, seed: int = 0) -> float:
     """The largest |torch - onnxruntime| / (1 + |torch|) over every output (log-policies,
     values and the auxiliary heads' where the network has them) on random positions at two
     board sizes (`check_sizes`): a batch of three with every node kept, one with random
-    masks."""
+    masks. A network with groups is checked on positions whose stones make groups (the torch
+    network collates their incidences, the engine feeds their table)."""
     evaluator = Evaluator(model_path, device="cpu")
     game = game_class(evaluator.game_name)
     rng = np.random.default_rng(seed)
@@ -158,6 +162,8 @@ def check_parity(net: Network, model_path: Path, *, seed: int = 0) -> float:
     for width, height in check_sizes(net.config, game):
         lay = board_layout(net.config, game, width, height)
         x = rng.integers(0, 2, (3, lay.num_nodes, evaluator.num_features)).astype(np.float32)
+        if net.config.group_roles:
+            x = _with_stones(x, rng)
         for masks in (None, rng.random((3, lay.num_nodes)) < 0.7):
             if isinstance(net, MovePolicyNet):
                 pairs = _moves_pairs(net, evaluator, x, lay, masks)
@@ -172,7 +178,8 @@ def _lattice_pairs(net: Network, evaluator: Evaluator, x: np.ndarray, lay: Graph
     """(onnxruntime, torch-geometric) for each output of a lattice network."""
     log_policy, value, ownership, score = evaluator.run_aux(x, lay, masks)
     with torch.inference_mode():
-        ref = net(*collate(list(x), [lay] * len(x), None if masks is None else list(masks)))
+        ref = net(*collate(list(x), [lay] * len(x), None if masks is None else list(masks),
+                           groups=bool(net.config.group_roles)))
     pairs = [(log_policy.reshape(-1), ref.log_policy.numpy()), (value, ref.value.numpy())]
     if ref.ownership_logit is not None:
         if ownership is None:
@@ -206,8 +213,21 @@ def check_sizes(config: NetConfig, game: type[Game]) -> tuple[tuple[int, int], .
 
 def board_layout(config: NetConfig, game: type[Game], width: int, height: int) -> GraphLayout:
     """The layout a `config` network reads at width x height: the lattice's (whatever the
-    lattice game), or the moves game's own graph."""
-    return layout(width, height) if config.kind != "moves" else layout(width, height, game)
+    lattice game), the game's own where the network pools over its groups or is a moves
+    network (its own graph)."""
+    plain = config.kind != "moves" and not config.group_roles
+    return layout(width, height) if plain else layout(width, height, game)
+
+
+def _with_stones(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Random positions `x` whose first two planes (a game with groups reads its stones
+    there: own, opponent) are a board: each point empty, own or the opponent's, never both,
+    so the check meets chains of every length and their liberties."""
+    stones = rng.choice(3, size=x.shape[:2], p=[0.4, 0.3, 0.3])
+    x[:, :, 0] = stones == 1
+    x[:, :, 1] = stones == 2
+    x[:, -1, :2] = 0.0  # the extra node is no point
+    return x
 
 
 def _moves_sizes(game: type[Game]) -> tuple[tuple[int, int], ...]:
@@ -238,7 +258,11 @@ def _export_onnx(twin: ExportForm, path: Path, game: type[Game]) -> None:
     width, height = _moves_sizes(game)[2] if moves else TRACE_SIZE
     lay = board_layout(twin.config, game, width, height)
     tables = tuple(torch.tensor(lay.table(name)) for name in twin.TABLES)
-    example = (torch.zeros(2, lay.num_nodes, twin.config.num_features), *tables,
+    roles = twin.config.group_roles
+    # A groups table of TRACE_GROUPS groups: a size no other dimension of the example has, so
+    # that tracing keeps it a dimension of its own (the values do not matter).
+    groups = (torch.zeros(2, roles, TRACE_GROUPS, lay.num_nodes),) if roles else ()
+    example = (torch.zeros(2, lay.num_nodes, twin.config.num_features), *tables, *groups,
                torch.ones(2, lay.num_nodes))
     batch, nodes = torch.export.Dim("batch"), torch.export.Dim("nodes", min=2)
     dynamic = torch.export.Dim.DYNAMIC
@@ -247,16 +271,26 @@ def _export_onnx(twin: ExportForm, path: Path, game: type[Game]) -> None:
     if moves:
         shapes["nbr"] = {0: dynamic, 1: dynamic}
         shapes["promo"] = {0: dynamic}
+    if roles:
+        shapes[GROUPS_INPUT] = {0: batch, 2: torch.export.Dim("groups"), 3: nodes}
+    # In the inputs' order: the exporter names the axes by position.
+    shapes = {name: shapes[name] for name in _inputs(twin)}
     with _quiet_exporter():
         try:
             torch.onnx.export(twin, example, str(path), dynamo=True, opset_version=OPSET,
-                              input_names=list(input_names(twin.TABLES)),
+                              input_names=list(_inputs(twin)),
                               output_names=list(_outputs(twin.config)),
                               dynamic_shapes=shapes, external_data=False, optimize=True,
                               verbose=False)
         except Exception as exc:  # torch.export and onnxscript raise many unrelated types
             reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise ExportError(f"torch.onnx.export failed: {reason}") from exc
+
+
+def _inputs(twin: ExportForm) -> tuple[str, ...]:
+    """The model's ONNX inputs (the card's): x, the twin's tables, groups where it pools over
+    them, mask."""
+    return input_names(twin.TABLES, groups=bool(twin.config.group_roles))
 
 
 def _outputs(config: NetConfig) -> tuple[str, ...]:

@@ -7,9 +7,10 @@ so their self-play ran on the CPU cores while the GPU sat idle between learner s
 `selfplay.runtime = "torch"` runs the same network in each worker with torch instead: the export
 twin (`PolicyValueNetExport`, the computation the ONNX file holds) on the weights the trainer
 writes beside each generation's ONNX file (`weights_path`); a moves network (chess) is its own
-export form and reads its graph's `promo` table too. Only the trainer uses it; the engine
-never imports torch. On a lent H200, 15 workers with it made 24 times the 2-core development
-machine's games.
+export form and reads its graph's `promo` table too, and a network with groups is fed each
+batch's group table (`GraphLayout.group_table`) as the ONNX one is. Only the trainer uses it;
+the engine never imports torch. On a lent H200, 15 workers with it made 24 times the 2-core
+development machine's games.
 """
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from saz.engine.games import game_class
 from saz.engine.graph import GraphLayout
+from saz.engine.graph import layout as graph_layout
 from saz.tools.train.checkpoint import load_checkpoint
 from saz.tools.train.model import export_form
 
@@ -46,6 +49,9 @@ class TorchEvaluator:
         self.game_name = checkpoint.game
         self.num_features = checkpoint.config.num_features
         self._net = export_form(checkpoint.build_net()).to(self.device)
+        #: Whether the network pools over the positions' groups (`PolicyValueGroupsExport`).
+        self._groups = bool(checkpoint.config.group_roles)
+        self._game = game_class(checkpoint.game)
         # Per board size: the graph tables the network reads (the neighbour table, the hub row,
         # a moves network's promo table) on the device, and an all-kept mask.
         self._layouts: dict[tuple[int, int], tuple[torch.Tensor, ...]] = {}
@@ -72,10 +78,18 @@ class TorchEvaluator:
                         (batch, layout.num_nodes), device=self.device)
             else:
                 kept = torch.from_numpy(np.ascontiguousarray(mask, np.float32)).to(self.device)
-            inputs = torch.from_numpy(np.ascontiguousarray(x, np.float32)).to(self.device)
-            outputs = self._net(inputs, *tables, kept)
+            x = np.ascontiguousarray(x, np.float32)
+            inputs = torch.from_numpy(x).to(self.device)
+            groups = (torch.from_numpy(self._groups_layout(layout).group_table(x))
+                      .to(self.device),) if self._groups else ()
+            outputs = self._net(inputs, *tables, *groups, kept)
             log_policy, value = outputs[0].cpu().numpy(), outputs[1].cpu().numpy()
         return log_policy, value
+
+    def _groups_layout(self, lay: GraphLayout) -> GraphLayout:
+        """`lay` where it knows the game's groups, else the game's layout of its size (a
+        window cut to a smaller board comes with the plain lattice's), as `Evaluator` does."""
+        return lay if lay.group_roles else graph_layout(lay.width, lay.height, self._game)
 
     def __repr__(self) -> str:
         return f"<TorchEvaluator game={self.game_name} device={self.device}>"
