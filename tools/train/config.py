@@ -2,8 +2,9 @@
 
     seed = 1
     [rules]        the game's rule keywords (Go: komi; Gomoku: rule)
-    [network]      NetConfig without num_features, kind and relations (the game fixes them):
-                   hidden, layers, dropout, the auxiliary heads
+    [network]      NetConfig without num_features, kind, relations and group_roles (the game
+                   fixes them): hidden, layers, dropout, the auxiliary heads, and groups = true
+                   for a network that pools over the game's groups (Go's chains)
     [selfplay]     SelfPlayConfig (board sizes as "9x9" or "9")
     [learner]      LearnerConfig (lr_schedule as [[step, rate], ...])
     [replay]       ReplayConfig
@@ -15,7 +16,9 @@ so that a typo cannot silently train with a default. The shipped configs are in 
 The file is the run's recipe and travels with it. How one machine runs that recipe (its cores, its
 GPU) is not: `saz train --set selfplay.workers=14` overrides one of the `MACHINE_KEYS` for a
 session only (`TrainConfig.with_overrides`), so a run carried to a GPU machine and back keeps one
-config.toml.
+config.toml. The one recipe key a session may set is a growth of the network that keeps its
+function (`GROWTH_KEYS`): `--set network.groups=true` resumes a lattice network with its groups
+maps at zero, and the network keeps them from then on (`run.open_run`).
 """
 from __future__ import annotations
 
@@ -45,6 +48,11 @@ MACHINE_KEYS: dict[str, tuple[str, ...]] = {
     "learner": ("device", "threads"),
     "evaluation": ("every", "threads"),
 }
+
+
+#: The recipe keys a resumed session may set (`--set`): each grows the trained network into one
+#: that computes the same function (`model.add_groups`), and the checkpoint remembers it.
+GROWTH_KEYS: dict[str, tuple[str, ...]] = {"network": ("groups",)}
 
 
 class ConfigError(ValueError):
@@ -149,12 +157,22 @@ class TrainConfig:
             if not sep or not key:
                 raise ConfigError(f"--set {setting!r}: expected SECTION.KEY=VALUE, "
                                   "e.g. selfplay.workers=14")
-            if key not in MACHINE_KEYS.get(section, ()):
-                allowed = ", ".join(f"{s}.{k}" for s, keys in MACHINE_KEYS.items() for k in keys)
-                raise ConfigError(f"--set {name.strip()}: only a machine's settings may be "
-                                  f"overridden ({allowed}); the recipe is the run's config.toml")
+            if key not in MACHINE_KEYS.get(section, ()) and key not in GROWTH_KEYS.get(section,
+                                                                                      ()):
+                allowed = ", ".join(f"{s}.{k}" for table in (MACHINE_KEYS, GROWTH_KEYS)
+                                    for s, keys in table.items() for k in keys)
+                raise ConfigError(f"--set {name.strip()}: only a machine's settings and the "
+                                  f"network's growth may be overridden ({allowed}); the recipe "
+                                  "is the run's config.toml")
             changes.setdefault(section, {})[key] = _toml_value(text.strip())
         values: dict[str, Any] = {}
+        if "network" in changes:
+            network = {**self.network, **changes.pop("network")}
+            try:
+                _check_network(network)
+            except ConfigError as exc:
+                raise ConfigError(f"--set: {exc}") from None
+            values["network"] = network
         for section, keys in changes.items():
             try:
                 values[section] = replace(getattr(self, section), **keys)
@@ -216,10 +234,14 @@ def _build(kind: type, section: str, table: Any) -> Any:
 def _check_network(network: Mapping[str, Any]) -> None:
     from saz.tools.train.model import NetConfig
 
-    for key in ("num_features", "kind", "relations"):
+    for key in ("num_features", "kind", "relations", "group_roles"):
         if key in network:
             raise ConfigError(f"[network] {key} comes from the game; leave it out")
+    shape = dict(network)
+    groups = shape.pop("groups", False)
+    if not isinstance(groups, bool):
+        raise ConfigError(f"[network] groups must be true or false, got {groups!r}")
     try:
-        NetConfig(num_features=1, **network)
+        NetConfig(num_features=1, group_roles=int(groups), **shape)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"[network] {exc}") from None

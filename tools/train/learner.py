@@ -19,9 +19,12 @@ are `ownership_weight` and `score_weight`.
 
 Each batch mixes board sizes: the buffer samples uniformly across the window and `model.collate`
 joins the graphs of all sizes into one torch-geometric batch (a moves network runs once per
-size on that size's dense tables, and the losses sum over the sizes). There is no rotation or
-reflection augmentation (the product follows the paper here): the network must learn what it
-knows from the positions as they were played, the same on every board size.
+size on that size's dense tables, and the losses sum over the sizes). A network with groups
+reads them from each position's features: `collate` asks the game's layout of each size
+(`GraphLayout.group_members`, one call per size), so the replay buffer stores nothing more.
+There is no rotation or reflection augmentation (the product follows the paper here): the
+network must learn what it knows from the positions as they were played, the same on every
+board size.
 
 Weights never become subnormal: a weight whose data gradient has vanished (a dead unit) decays
 geometrically under the L2 term into the subnormal range, where CPUs compute many times slower. In
@@ -156,10 +159,13 @@ class Learner:
 
     def __init__(self, net: Network, config: LearnerConfig,
                  game: type[Game] | None = None) -> None:
-        """`game`: whose graph a moves network reads (`graph.layout`); a lattice network reads
-        the lattice whatever its game."""
+        """`game`: whose graph a moves network reads (`graph.layout`), and whose groups a
+        network with groups pools over; a lattice network without groups reads the lattice
+        whatever its game."""
         if isinstance(net, MovePolicyNet) and game is None:
             raise ValueError("a moves network trains on its game's graph: pass the game")
+        if net.config.group_roles and game is None:
+            raise ValueError("a network with groups trains on its game's groups: pass the game")
         self.device = torch_device(config.device)
         self.net = net.to(self.device)
         self.game = game
@@ -224,10 +230,12 @@ class Learner:
             return [self._forward_moves(self.net, group) for group in groups]
         xs: list[np.ndarray] = []
         layouts = []
+        with_groups = bool(self.net.config.group_roles)
         for group in groups:
             xs.extend(group.features())
-            layouts.extend([layout(group.width, group.height)] * len(group))
-        batch = collate(xs, layouts)
+            lay = layout(group.width, group.height, self.game if with_groups else None)
+            layouts.extend([lay] * len(group))
+        batch = collate(xs, layouts, groups=with_groups)
         return self.net(*(t.to(self.device) if isinstance(t, torch.Tensor) else t for t in batch))
 
     def _forward_moves(self, net: MovePolicyNet, group: PositionBatch) -> MoveOutput:

@@ -47,7 +47,7 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -60,7 +60,7 @@ import torch
 from tqdm import tqdm
 
 from saz.engine.evaluator import Evaluator
-from saz.engine.games import GAME_NAMES, game_class
+from saz.engine.games import GAME_NAMES, Game, game_class
 from saz.engine.model_card import ModelCard, card_path
 from saz.engine.players import make_player
 from saz.tools.train.arena import Contestant, NetworkPlayer, play_match
@@ -74,7 +74,14 @@ from saz.tools.train.config import CONFIGS_DIR, PREVIOUS, ConfigError, TrainConf
 from saz.tools.train.export import BackgroundExport, ExportError, export_checkpoint
 from saz.tools.train.learner import Learner, Losses
 from saz.tools.train.metrics import MetricsLog, columns_for, eval_column, plies_column, plot
-from saz.tools.train.model import NetConfig, build_net, deepen, net_config_for, widen_inputs
+from saz.tools.train.model import (
+    NetConfig,
+    add_groups,
+    build_net,
+    deepen,
+    net_config_for,
+    widen_inputs,
+)
 from saz.tools.train.positions import PositionBatch
 from saz.tools.train.replay_buffer import ReplayBuffer
 from saz.tools.train.selfplay import (
@@ -148,7 +155,7 @@ class Trainer:
         #: The command of every session of the run, the one that started it first.
         self.commands = [command]
         torch.manual_seed(config.seed)  # the initial weights (a resumed run loads its own)
-        self.net = build_net(net_config_for(self.game_cls, **config.network))
+        self.net = build_net(network_config(self.game_cls, config))
         try:
             self.learner = Learner(self.net, config.learner, self.game_cls)
         except ValueError as exc:  # a device this machine does not have
@@ -176,6 +183,8 @@ class Trainer:
         self._grown: tuple[int, int] | None = None
         #: (planes before, planes now) when this session widened the network's input.
         self._widened: tuple[int, int] | None = None
+        #: (roles before, roles now) when this session gave the network its groups.
+        self._grouped: tuple[int, int] | None = None
         #: Games and positions each node played over the run (the local machine is "local").
         self.nodes: dict[str, dict[str, Any]] = {}
         #: The torch runtime's exports, made while the next generation goes on (`_export`).
@@ -210,6 +219,8 @@ class Trainer:
         state, trained_config = checkpoint.state_dict, checkpoint.config
         if tuple(checkpoint.feature_names) != self.game_cls.feature_names:
             state, trained_config = self._widen(checkpoint)
+        if trained_config.group_roles != self.net.config.group_roles:
+            state, trained_config = self._add_groups(state, trained_config)
         # Dropout may change between sessions; any other change of shape must be a deeper
         # network, grown from the trained one.
         grown = replace(trained_config, dropout=self.net.config.dropout) != self.net.config
@@ -230,7 +241,7 @@ class Trainer:
         self.learner.step = int(record["steps"])
         # Adam's moments belong to the old parameters; a grown or widened network rebuilds its
         # own.
-        reshaped = grown or self._widened is not None
+        reshaped = grown or self._widened is not None or self._grouped is not None
         if checkpoint.optimizer_state is not None and not reshaped:
             self.learner.optimizer.load_state_dict(dict(checkpoint.optimizer_state))
         self.totals = {"games": int(record["games"]), "positions": int(record["positions"])}
@@ -247,12 +258,34 @@ class Trainer:
             match = _GENERATION_FILE.match(path.name)
             if match and int(match.group(1)) > self.generation:
                 path.unlink()
-        if reshaped or not self.run.model_of(self.generation).is_file() or (
+        if reshaped:
+            # The same function in the new shape, exported and committed as the same
+            # generation: the checkpoint and its network agree even if this session trains
+            # nothing.
+            reshaped_checkpoint = self._checkpoint()
+            self._export(reshaped_checkpoint, self.generation)
+            save_checkpoint(reshaped_checkpoint, self.run.checkpoint)
+        elif not self.run.model_of(self.generation).is_file() or (
                 self.config.selfplay.runtime == "torch"
                 and not weights_path(self.run.model_of(self.generation)).is_file()):
-            # The committed network, or, reshaped, the same function in the new shape.
-            self._export(self._checkpoint() if reshaped else checkpoint, self.generation)
+            self._export(checkpoint, self.generation)  # the committed network
         self._publish()
+
+    def _add_groups(self, state: Mapping[str, torch.Tensor], trained_config: NetConfig
+                    ) -> tuple[dict[str, torch.Tensor], NetConfig]:
+        """The trained lattice network with its groups maps at zero (`model.add_groups`: the
+        same function), when this session asks for groups (`--set network.groups=true`); a
+        network never loses the groups it has (`open_run` keeps them)."""
+        roles = self.net.config.group_roles
+        try:
+            grouped = add_groups(state, trained_config, roles)
+        except ValueError as exc:
+            raise RunError(f"the [network] of this session does not fit the network of "
+                           f"{self.run.checkpoint}: {exc}") from None
+        self._grouped = (trained_config.group_roles, roles)
+        print(f"saz train: the network gains its groups ({', '.join(self.game_cls.group_roles)};"
+              " their maps start at zero); the optimiser starts afresh", file=sys.stderr)
+        return grouped
 
     def _widen(self, checkpoint: Checkpoint) -> tuple[dict[str, torch.Tensor], NetConfig]:
         """The checkpoint's network reading the game's features, when the game has appended
@@ -482,6 +515,8 @@ class Trainer:
             session["grew_layers"] = list(self._grown)
         if self._widened is not None:
             session["widened_features"] = list(self._widened)
+        if self._grouped is not None:
+            session["grew_groups"] = list(self._grouped)
         return session
 
     def _row(self, g: int, meta: dict[str, Any], losses: Losses,
@@ -633,7 +668,9 @@ def _parser() -> argparse.ArgumentParser:
                         dest="settings",
                         help="this session's machine settings over the config's, e.g. "
                              "selfplay.workers=14 selfplay.device=cuda learner.device=cuda "
-                             "(repeatable; the run's config.toml is unchanged)")
+                             "(repeatable; the run's config.toml is unchanged); on --resume, "
+                             "network.groups=true gives a lattice network its groups (kept "
+                             "from then on)")
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--hours", type=float, help="stop before a generation would end after "
                        "this many hours (this session)")
@@ -663,7 +700,8 @@ def _open(args: argparse.Namespace) -> tuple[RunDir, str, TrainConfig]:
         raise RunError(f"{run.root} is not empty: pass --resume to continue it, or choose "
                        "another --out")
     source = args.config or CONFIGS_DIR / f"{args.game}.toml"
-    TrainConfig.load(source).with_overrides(args.settings)  # errors name what the user wrote
+    # Errors name what the user wrote, before the run directory is made.
+    network_config(game_class(args.game), TrainConfig.load(source).with_overrides(args.settings))
     text = source.read_text(encoding="utf-8")
     if args.seed is not None:
         text = with_seed(text, args.seed)
@@ -680,7 +718,20 @@ def open_run(run: RunDir, settings: Sequence[str] = ()) -> tuple[str, TrainConfi
     if not run.checkpoint.is_file() or not run.config.is_file():
         raise RunError(f"{run.root} holds no run to resume (no checkpoint.pt or config.toml)")
     config = TrainConfig.load(run.config).with_overrides(settings)
-    return load_checkpoint(run.checkpoint).game, config
+    checkpoint = load_checkpoint(run.checkpoint)
+    if checkpoint.config.group_roles and "groups" not in config.network:
+        # A network that grew its groups (`--set network.groups=true`) keeps them.
+        config = replace(config, network={**config.network, "groups": True})
+    return checkpoint.game, config
+
+
+def network_config(game: type[Game], config: TrainConfig) -> NetConfig:
+    """The NetConfig of `config`'s [network] for `game` (`model.net_config_for`); ConfigError
+    for one the game cannot have (groups for a game without them)."""
+    try:
+        return net_config_for(game, **config.network)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def with_seed(config_text: str, seed: int) -> str:
