@@ -89,7 +89,7 @@ def test_groups_come_from_the_game_and_round_trip() -> None:
 
     with pytest.raises(ValueError, match="gomoku has no groups"):
         net_config_for(game_class("gomoku"), groups=True)
-    with pytest.raises(ValueError, match="come from the game"):
+    with pytest.raises(ValueError, match="group roles from the game"):
         net_config_for(Go, group_roles=2)
     for bad in (-1, True, 1.5):
         with pytest.raises(ValueError, match="group_roles"):

@@ -614,7 +614,8 @@ def net_config_for(game: type[Game], **network: Any) -> NetConfig:
     config file. `groups=True` asks for the game's groups (`group_roles` from
     `Game.group_roles`); ValueError for a game that has none."""
     if "kind" in network or "relations" in network or "group_roles" in network:
-        raise ValueError("the network's kind, relations and group roles come from the game")
+        raise ValueError("the network's kind and relations come from the game's graph, its "
+                         "group roles from the game ([network] groups = true)")
     groups = network.pop("groups", False)
     if not isinstance(groups, bool):
         raise ValueError(f"[network] groups must be true or false, got {groups!r}")
