@@ -265,6 +265,8 @@ def test_the_training_record_lists_every_session() -> None:
     assert "| 23-30 (grew from 3 to 6 layers) | 0.50 |" in grown
     widened = strength.training_markdown({"sessions": [dict(session, widened_features=[10, 14])]})
     assert "| 23-30 (input widened from 10 to 14 planes) | 0.50 |" in widened
+    grouped = strength.training_markdown({"sessions": [dict(session, grew_groups=[0, 2])]})
+    assert "| 23-30 (gained groups of 2 roles) | 0.50 |" in grouped
 
     # A run whose first session predates the sessions record: its command, the generations
     # before the first kept session, and the wall time the kept sessions leave over.

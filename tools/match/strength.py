@@ -267,6 +267,8 @@ def training_markdown(training: Mapping[str, Any]) -> str:
         generations = f"{made[0]}-{made[1]}" if made else "none"
         if s.get("grew_layers"):  # this session deepened the network first (`deepen`)
             generations += " (grew from {} to {} layers)".format(*s["grew_layers"])
+        if s.get("grew_groups"):  # the network gained group maps (`add_groups`)
+            generations += " (gained groups of {1} roles)".format(*s["grew_groups"])
         if s.get("widened_features"):  # the game had appended feature planes (`widen_inputs`)
             generations += " (input widened from {} to {} planes)".format(*s["widened_features"])
         lines.append(_line([str(s.get("started", "")), _code(str(s.get("command", ""))),
