@@ -485,6 +485,15 @@ class Tree:
 
     def restrict_root(self, allowed: Sequence[int]) -> None: ...
 
+    def set_root_targets(self, moves: Sequence[int], visits: Sequence[int]) -> None:
+        """
+        The next descents leave the root by `moves` only, each at most `visits` more times, the
+        most left first; collect stops once all are spent. Empty: PUCT.
+        """
+
+    def root_targets(self) -> list[tuple[int, int]]:
+        """[(move, visits left)] of the root targets, in the order they were set."""
+
     def principal_variation(self, move: int, limit: int = 32) -> list[int]: ...
 
     def visits_at(self, moves: Sequence[int]) -> int: ...

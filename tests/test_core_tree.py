@@ -151,3 +151,62 @@ def test_root_priors_can_be_replaced_and_restricted() -> None:
     tree.restrict_root([0, 80])
     moves, priors = tree.root_edges()
     assert sorted(moves) == [0, 80] and sum(priors) == pytest.approx(1.0)
+
+
+def test_root_targets_send_the_descents_to_their_moves_and_then_stop() -> None:
+    """A Gumbel root's hook: descents leave the root by the targets only, the most visits left
+    first, exactly as many as set (untried moves among them tried in turn, the tried staying a
+    prefix); a spent set ends every collect, and an empty one gives PUCT the root back."""
+    game = new_game("gomoku", 7)
+    tree = tree_for(game)
+    rng = np.random.default_rng(1)
+    grow(tree, game, steps=1, batch=1)
+    moves, _ = tree.root_edges()
+    targets = {moves[-1]: 3, moves[20]: 2, moves[0]: 5}  # moves[-1]: the least likely move
+    tree.set_root_targets(list(targets), list(targets.values()))
+    x = np.zeros((4, game.num_nodes, game.num_features()), np.float32)
+    while True:
+        leaves, _, _ = tree.collect(4, 16, x)
+        if not leaves:
+            break
+        answer(tree, leaves, game.num_nodes, rng)
+        assert tree.validate() == ""
+    assert tree.root_targets() == [(move, 0) for move in targets]
+    assert {move: visits for move, visits, _, _ in tree.root_children()} == targets
+    assert tree.root_visits == 1 + sum(targets.values())
+    assert tree.collect(4, 16, x) == (0, 0, 0)  # spent: no descent at all
+    tree.set_root_targets([], [])
+    grow(tree, game, steps=5)
+    assert tree.root_visits > 11 and tree.validate() == ""
+
+
+def test_a_root_target_taken_back_keeps_its_visit() -> None:
+    """A descent that meets a leaf in flight (here the target's own new child) gives its visit
+    back; the root's targets are forgotten when the root moves."""
+    game = new_game("othello", 8)
+    tree = tree_for(game)
+    grow(tree, game, steps=1, batch=1)
+    move = tree.root_edges()[0][-1]
+    tree.set_root_targets([move], [3])
+    x = np.zeros((4, game.num_nodes, game.num_features()), np.float32)
+    assert tree.collect(4, 16, x) == (1, 0, 1)  # the child, then a collision with it
+    assert tree.root_targets() == [(move, 2)]
+    answer(tree, 1, game.num_nodes, np.random.default_rng(0))
+    assert tree.validate() == ""
+    game.play(move)
+    assert tree.advance([move], game._core)
+    assert tree.root_targets() == []
+
+
+def test_root_targets_misuse_is_a_clear_error() -> None:
+    game = new_game("gomoku", 7)
+    tree = tree_for(game)
+    with pytest.raises(RuntimeError, match="not expanded"):
+        tree.set_root_targets([0], [1])
+    grow(tree, game, steps=1, batch=1)
+    for moves, visits, message in (([0], [1, 2], "one visit count"),
+                                   ([game.num_nodes + 3], [1], "not a root move"),
+                                   ([0, 0], [1, 1], "named twice"), ([0], [-1], ">= 0")):
+        with pytest.raises(ValueError, match=message):
+            tree.set_root_targets(moves, visits)
+    assert tree.root_targets() == []

@@ -31,6 +31,7 @@ void Tree::reset(const Position& pos) {
 
 void Tree::clear() {
   batches_.clear();
+  targets_.clear();
   discard();
   root_pos_.reset();
   scratch_.reset();
@@ -81,6 +82,7 @@ bool Tree::advance(const std::vector<int32_t>& moves, const Position& pos) {
   root_pos_ = pos.clone();
   scratch_ = pos.clone();
   full_ = false;
+  targets_.clear();
   return true;
 }
 
@@ -165,6 +167,18 @@ int Tree::select(const Node& parent, bool at_root) const {
     }
   }
   return best_i >= 0 ? best_i : 0;
+}
+
+int Tree::next_target(int& edge) const {
+  int best = -1;
+  for (int t = 0; t < int(targets_.size()); ++t)
+    if (targets_[t].second > 0 && (best < 0 || targets_[t].second > targets_[best].second))
+      best = t;
+  if (best < 0) return -1;
+  const Node& r = node(root_);
+  edge = 0;  // set_root_targets checked that the move is a root edge
+  while (edges_[r.edges + edge].move != targets_[best].first) ++edge;
+  return best;
 }
 
 bool Tree::room_for_leaf(int64_t edges) const {
@@ -331,6 +345,13 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
   batch.offsets.push_back(0);
   std::vector<int32_t> path;
   for (int d = 0; d < max_descents && done.leaves < max_leaves; ++d) {
+    // With root targets the descent leaves the root by the target with the most visits left.
+    int target = -1, target_edge = -1;
+    bool spent = false;  // whether this descent took a visit of `target`
+    if (!targets_.empty()) {
+      target = next_target(target_edge);
+      if (target < 0) break;  // every root target is spent
+    }
     path.clear();
     int32_t at = root_;
     int played = 0;
@@ -344,7 +365,8 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
       created = true;  // an unexpanded root is the first leaf
     } else {
       while (nd->state == OPEN && nd->edges >= 0) {
-        int i = select(*nd, at == root_);
+        const bool targeted = at == root_ && target >= 0;
+        int i = targeted ? target_edge : select(*nd, at == root_);
         int32_t child;
         int64_t edge_at = nd->edges + i;
         if (i < nd->tried) {
@@ -354,12 +376,24 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
             full_ = true;
             break;
           }
+          if (i > nd->tried) {
+            // A target's untried move goes first among the untried ones, the others keeping
+            // their order (set_root_targets sorted them all), so the tried stay a prefix.
+            Edge* e = &edges_[nd->edges];
+            std::rotate(e + nd->tried, e + i, e + i + 1);
+            i = nd->tried;
+            edge_at = nd->edges + i;
+          }
           child = new_node();
           nd = &node(at);  // the chunk table may have grown
           edges_[edge_at].child = child;
           nd->tried += 1;
           if (nd->tried >= nd->sorted) sort_more(*nd);
           created = true;
+        }
+        if (targeted) {
+          --targets_[target].second;
+          spent = true;
         }
         pos.play(edges_[edge_at].move);
         ++played;
@@ -382,6 +416,7 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
         node(i).w += vl;
       }
       for (int k = 0; k < played; ++k) pos.undo();
+      if (spent) ++targets_[target].second;
     };
     if (full_ && !created) {  // stopped for want of room
       take_back();
@@ -527,6 +562,7 @@ void Tree::restrict_root(const std::vector<int32_t>& allowed) {
     }
   }
   if (kept.empty()) return;  // the rules forced other moves: keep them rather than have none
+  targets_.clear();  // they may name moves no longer there
   for (size_t i = 0; i < kept.size(); ++i) {
     kept[i].prior = total > 0 ? float(kept[i].prior / total) : 1.0f / kept.size();
     edges_[r.edges + i] = kept[i];
@@ -534,6 +570,30 @@ void Tree::restrict_root(const std::vector<int32_t>& allowed) {
   r.num_edges = uint16_t(kept.size());
   std::sort(&edges_[r.edges], &edges_[r.edges + r.num_edges], by_prior);
   r.sorted = r.num_edges;
+}
+
+void Tree::set_root_targets(const std::vector<int32_t>& moves,
+                            const std::vector<int32_t>& visits) {
+  if (moves.size() != visits.size())
+    throw std::invalid_argument("one visit count per root target");
+  if (moves.empty()) {
+    targets_.clear();
+    return;
+  }
+  if (!root_expanded()) throw std::logic_error("the root is not expanded");
+  Node& r = node(root_);
+  std::vector<std::pair<int32_t, int32_t>> targets;
+  for (size_t t = 0; t < moves.size(); ++t) {
+    int i = 0;
+    while (i < r.num_edges && edges_[r.edges + i].move != moves[t]) ++i;
+    if (i == r.num_edges) throw std::invalid_argument("a root target is not a root move");
+    if (visits[t] < 0) throw std::invalid_argument("a root target's visits must be >= 0");
+    for (const auto& [move, _] : targets)
+      if (move == moves[t]) throw std::invalid_argument("a root target is named twice");
+    targets.emplace_back(moves[t], visits[t]);
+  }
+  sort_more(r, true);  // an untried target is rotated into place: the order must be whole
+  targets_ = std::move(targets);
 }
 
 std::vector<int32_t> Tree::principal_variation(int32_t move, int limit) const {
@@ -685,6 +745,11 @@ void bind_tree(nb::module_& m) {
            })
       .def("set_root_priors", &Tree::set_root_priors, nb::arg("priors"))
       .def("restrict_root", &Tree::restrict_root, nb::arg("allowed"))
+      .def("set_root_targets", &Tree::set_root_targets, nb::arg("moves"), nb::arg("visits"),
+           "The next descents leave the root by `moves` only, each at most `visits` more "
+           "times, the most left first; collect stops once all are spent. Empty: PUCT.")
+      .def("root_targets", &Tree::root_targets,
+           "[(move, visits left)] of the root targets, in the order they were set.")
       .def("principal_variation", &Tree::principal_variation, nb::arg("move"),
            nb::arg("limit") = 32)
       .def("visits_at", &Tree::visits_at, nb::arg("moves"))

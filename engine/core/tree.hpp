@@ -171,6 +171,14 @@ class Tree {
   void set_root_priors(const std::vector<float>& priors);
   // Keep only `allowed` moves at a freshly expanded root (renormalised); none allowed: unchanged.
   void restrict_root(const std::vector<int32_t>& allowed);
+  // Root targets (a Gumbel root's sequential halving): the next descents leave the root by
+  // `moves` only, each at most `visits` more times, the move with the most visits left first
+  // (ties: the first listed), and collect descends no further once every target is spent. A
+  // descent taken back (a collision, a full tree) gives its visit back. Empty: PUCT at the root
+  // again. Forgotten when the root changes (reset, advance, clear, restrict_root).
+  void set_root_targets(const std::vector<int32_t>& moves, const std::vector<int32_t>& visits);
+  // (move, visits left) of each root target, in the order they were set.
+  const std::vector<std::pair<int32_t, int32_t>>& root_targets() const { return targets_; }
   // +1 / -1 when the root's result is proven (a child settled as lost for its side to move, or
   // every child settled as won for it), 0 otherwise; and a proven winning root move (-1: none).
   int root_proven() const;
@@ -199,6 +207,8 @@ class Tree {
   Node& node(int64_t i) { return nodes_[i]; }
   const Node& node(int64_t i) const { return nodes_[i]; }
   int select(const Node& parent, bool at_root) const;
+  // The root target with the most visits left (-1: all spent) and its edge's index at the root.
+  int next_target(int& edge) const;
   bool room_for_leaf(int64_t edges) const;
   int32_t new_node();
   // Empty the tree, freeing a large one on a thread of its own.
@@ -236,6 +246,7 @@ class Tree {
   std::deque<Batch> batches_;
   bool full_ = false;
   Moves moves_buf_;
+  std::vector<std::pair<int32_t, int32_t>> targets_;  // (root move, visits left)
 };
 
 }  // namespace saz
