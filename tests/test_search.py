@@ -386,6 +386,24 @@ def test_lockstep_drives_many_trees_with_one_network_call_per_step() -> None:
         assert sum(m.visits for m in result.moves) == result.root_visits - 1
 
 
+def test_a_lockstep_searchs_fresh_root_gets_its_noise() -> None:
+    """The root a lockstep search expands itself (a game's first move) gets the Dirichlet
+    noise, as a reused one does in `begin`; `explore=False` leaves it out."""
+    game = new_game("gomoku", 7)
+    x = np.empty((1, game.num_nodes, game.num_features()), np.float32)
+    game.encode(x[0])
+    logits, _ = FakeNet().run(x, None)
+    policy = np.exp(logits[0, :-1])  # over the candidates: the points, not the extra node
+    network = sorted((policy / policy.sum()).tolist(), reverse=True)
+    for explore in (True, False):
+        search = MCTS(FakeNet(), SearchOptions(seed=1, dirichlet_epsilon=0.25))
+        assert search.begin(game, explore=explore) is None
+        rows = search.gather(4)
+        search.absorb(*FakeNet().run(rows, None))
+        _, priors = search._tree.root_edges()
+        assert (priors != pytest.approx(network, abs=1e-6)) == explore
+
+
 def test_lockstep_needs_begin() -> None:
     with pytest.raises(RuntimeError, match="begin"):
         MCTS(FakeNet()).gather(4)

@@ -37,6 +37,7 @@ from saz.engine.graph import GraphLayout, layout, layout_of
 from saz.engine.model_card import MASKED_LOG_PROB
 from saz.engine.search.endgame import EndgamePlanner
 from saz.engine.search.evalcache import EvalCache, Lookup
+from saz.engine.search.gumbel import Gumbel, GumbelRoot
 from saz.engine.search.memory import resident_bytes
 from saz.engine.search.options import SearchOptions
 from saz.engine.search.subgraph import window_masks
@@ -145,6 +146,9 @@ class SearchResult:
     policy_size: int = field(default=0, repr=False)
     #: Each root move's index in that policy (`Game.policy_indices`); None: the move itself.
     policy_index: Mapping[int, int] | None = field(default=None, repr=False)
+    #: A Gumbel root's improved policy over every root move (`GumbelRoot.target`,
+    #: `policy_size` wide), the policy target in place of the visits; None: no Gumbel root.
+    policy_target: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def index_of(self, move: int) -> int:
         """Where `move` sits in the policy target (`policy_index`)."""
@@ -482,12 +486,16 @@ class MCTS:
         self._finish(batch, job.result() if isinstance(job, Future) else job, counters)
 
     # -- lockstep: many trees, one network call (self-play) ---------------------------------------
-    def begin(self, game: Game, *, explore: bool = True) -> SearchResult | None:
+    def begin(self, game: Game, *, explore: bool = True,
+              gumbel: Gumbel | None = None) -> SearchResult | None:
         """Start a lockstep search of `game` (the tree is reused as by `search`), then alternate
         `gather` and `absorb` until `result()` has enough visits. Returns a result at once when
         the rules decide the move (an immediate win); the network is then not needed.
         `explore=False` leaves the root noise out for this search (self-play's fast searches,
         whose moves are played but never taught: KataGo's playout cap randomization).
+        `gumbel`: a Gumbel root instead of PUCT's (`gumbel.GumbelRoot`: sampled moves, no
+        noise whatever `explore` says), which ends the search when its halving is over
+        (`gumbel_done`) and chooses the move and the policy target of `result()`.
 
         This lets a caller drive many trees and evaluate all their leaves in one network call:
         self-play's way to feed the network big batches. Subgraph sampling is not available here
@@ -497,7 +505,8 @@ class MCTS:
         if self.options.subgraphs.enabled:
             raise ValueError("lockstep search evaluates full positions: disable subgraphs")
         root = self._root_for(game)
-        self._lock = _Lockstep(_Counters(), self._now(), layout_of(root), explore=explore)
+        self._lock = _Lockstep(_Counters(), self._now(), layout_of(root), explore=explore,
+                               gumbel=gumbel)
         wins = root.winning_moves()
         if wins:
             return self._decided(wins[0], 1.0, self._lock.start)
@@ -506,8 +515,8 @@ class MCTS:
             move, margin, exact = solved
             return self._decided(move, float(np.sign(margin)), self._lock.start,
                                  exact_score=float(margin) if exact else None)
-        if self._tree.root_expanded and explore and self.options.dirichlet_epsilon > 0:
-            self._add_root_noise()
+        if self._tree.root_expanded:
+            self._explore_root(self._lock)
         return None
 
     @property
@@ -520,8 +529,15 @@ class MCTS:
         (maybe none when every descent ended in a position the rules decide). The rows are the
         search's own buffer: use them before the next `gather`. Answer them with `absorb`."""
         lock = self._require_lockstep()
-        size = 1 if not self._tree.root_expanded else max_leaves
-        batch = self._collect(lock.layout, lock.counters, size)
+        # The root itself, alone, when it is new (its edges wait for the network from then on).
+        lock.fresh_root = not self._tree.root_expanded
+        size = 1 if lock.fresh_root else max_leaves
+        plan = lock.plan
+        batch = None
+        if plan is None or plan.advance(self._tree):
+            batch = self._collect(lock.layout, lock.counters, size)
+            if batch is None and plan is not None:  # settled descents may have spent a phase
+                plan.advance(self._tree)
         lock.batch = batch
         if batch is None:
             features = self._root_game().num_features()
@@ -534,16 +550,38 @@ class MCTS:
         lock = self._require_lockstep()
         if lock.batch is None:
             return
-        root_was_leaf = not self._tree.root_expanded
         self._finish(lock.batch, (log_policy, values, 0.0), lock.counters)
         lock.batch = None
-        if root_was_leaf and lock.explore and self.options.dirichlet_epsilon > 0:
+        if lock.fresh_root:
+            lock.fresh_root = False
+            self._explore_root(lock)
+        elif lock.plan is not None:
+            lock.plan.advance(self._tree)
+
+    def _explore_root(self, lock: _Lockstep) -> None:
+        """At the lockstep search's newly expanded root: its Gumbel root, else the noise."""
+        if lock.gumbel is not None:
+            lock.plan = GumbelRoot(lock.gumbel, self._tree, self.rng)
+        elif lock.explore and self.options.dirichlet_epsilon > 0:
             self._add_root_noise()
 
+    @property
+    def gumbel_done(self) -> bool:
+        """Whether the lockstep search's Gumbel root is over (False without one)."""
+        return self._lock is not None and self._lock.plan is not None and self._lock.plan.over
+
     def result(self) -> SearchResult:
-        """The lockstep search's result so far."""
+        """The lockstep search's result so far; with a Gumbel root, its move and its policy
+        target."""
         lock = self._require_lockstep()
-        return self._result(lock.counters, lock.start)
+        result = self._result(lock.counters, lock.start)
+        if lock.plan is None:
+            return result
+        root = self._root_game()
+        move = lock.plan.choice(self._tree)
+        size, index = policy_fields(root, [move, *(m.move for m in result.moves)])
+        return replace(result, best_move=move, policy_size=size, policy_index=index,
+                       policy_target=lock.plan.target(root, self._tree))
 
     def _root_game(self) -> Game:
         """The game at the root; only called while a search has one."""
@@ -1018,6 +1056,12 @@ class _Lockstep:
     batch: _Batch | None = None
     #: Whether the root gets its noise (False for self-play's fast searches).
     explore: bool = True
+    #: Whether the last gather collected the root itself, whose noise or Gumbel root then
+    #: waits for its expansion.
+    fresh_root: bool = False
+    #: A Gumbel root's parameters, and the root once expanded (None: PUCT's root).
+    gumbel: Gumbel | None = None
+    plan: GumbelRoot | None = None
 
 
 @dataclass

@@ -11,7 +11,9 @@ whose positions the network answered before, in any of the searches, are answere
 driver's evaluation cache (`EvalCache`, one per network) and never sent.
 
 `TreeSearch` is one player's search tree in one game with its visit budget: `start` it on the
-position, `step` it with the others until `done`, then read its `result`.
+position, `step` it with the others until `done`, then read its `result`. With `gumbel_actions`
+its root is Gumbel AlphaZero's (`engine/search/gumbel.py`): the budget is the simulations of its
+sequential halving, and the result's move and policy target are the halving's.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import numpy as np
 from saz.engine.games.base import Game
 from saz.engine.graph import GraphLayout
 from saz.engine.search.evalcache import EvalCache, Lookup
+from saz.engine.search.gumbel import Gumbel
 from saz.engine.search.mcts import MCTS, PolicyValueEvaluator, SearchResult, crop
 from saz.engine.search.options import SearchOptions
 
@@ -33,28 +36,39 @@ _Rows = tuple[MCTS, np.ndarray, "np.ndarray | None"]
 class TreeSearch:
     """One player's search in one game, kept between its moves so that the tree is reused."""
 
-    __slots__ = ("_decided", "mcts", "policy_size", "visits")
+    __slots__ = ("_decided", "gumbel_actions", "mcts", "policy_size", "visits")
 
     def __init__(self, evaluator: PolicyValueEvaluator, options: SearchOptions,
-                 visits: int) -> None:
+                 visits: int, gumbel_actions: int = 0) -> None:
         if visits < 1:
             raise ValueError(f"a search needs at least one visit, got {visits}")
+        if gumbel_actions < 0:
+            raise ValueError(f"gumbel_actions must be >= 0 (0: PUCT's root), got {gumbel_actions}")
         self.mcts = MCTS(evaluator, options)
         self.visits = visits
+        #: Moves a Gumbel root samples (its m); 0: PUCT's root, searched to `visits` root visits.
+        self.gumbel_actions = gumbel_actions
         self._decided: SearchResult | None = None
         #: The width of the network's policy rows for the game searched (`Game.policy_size`).
         self.policy_size = 0
 
     def start(self, game: Game, *, explore: bool = True) -> None:
         """Begin searching `game` (the subtree of the previous search is reused when it fits);
-        `explore=False`: without root noise (`MCTS.begin`)."""
+        `explore=False`: without root noise (`MCTS.begin`). A Gumbel root spends `visits`
+        simulations below it, whatever the reused subtree holds."""
         self.policy_size = game.policy_size
-        self._decided = self.mcts.begin(game, explore=explore)
+        gumbel = Gumbel(self.visits, self.gumbel_actions) if self.gumbel_actions else None
+        self._decided = self.mcts.begin(game, explore=explore, gumbel=gumbel)
 
     @property
     def done(self) -> bool:
-        """Whether the rules decided the move or the root has its visits."""
-        return self._decided is not None or self.mcts.root_visits >= self.visits
+        """Whether the rules decided the move, or the root has its visits (a Gumbel root: its
+        halving is over)."""
+        if self._decided is not None:
+            return True
+        if self.gumbel_actions:
+            return self.mcts.gumbel_done
+        return self.mcts.root_visits >= self.visits
 
     def result(self) -> SearchResult:
         return self._decided if self._decided is not None else self.mcts.result()

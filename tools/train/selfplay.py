@@ -20,6 +20,10 @@ The recipe is AlphaZero's:
   whether it then really lost. `Resignation` keeps the false-positive rate of the threshold below
   its target from those games (the threshold only ever tightens below the configured one).
 
+With `root = "gumbel"` the root is Gumbel AlphaZero's instead (`engine/search/gumbel.py`): the
+moves are sampled by Gumbel-top-k and sequential halving, the move played is the halving's
+survivor and the policy target its improved policy, with no Dirichlet noise or temperature.
+
 `SelfPlayPool` runs the workers. They persist across generations: between two `play` calls a
 worker parks its unfinished games and continues them with the next network (with fresh trees),
 so no game is thrown away and no generation ends on a tail of half-empty batches. With
@@ -59,6 +63,8 @@ from saz.tools.train.positions import PositionBatch
 DEVICES = ("auto", "cpu", "cuda")
 #: What may run the self-play networks (`SelfPlayConfig.runtime`).
 RUNTIMES = ("onnxruntime", "torch")
+#: The roots a self-play search may have (`SelfPlayConfig.root`).
+ROOTS = ("puct", "gumbel")
 
 
 def tally(ledger: dict[str, dict[str, Any]], node: str, host: str, games: int,
@@ -101,6 +107,16 @@ class SelfPlayConfig:
     #: move gets enough visits to be judged, and the visits it got only for that are taken back
     #: out of the policy target.
     forced_playouts_k: float = 0.0
+    #: The root of each search: "puct" (the above: noise, forced playouts, the visits as the
+    #: target, moves sampled by visits for `temperature_plies`) or "gumbel" (Gumbel AlphaZero,
+    #: `engine/search/gumbel.py`: `gumbel_actions` moves sampled by Gumbel-top-k, sequential
+    #: halving over `visits` simulations, or `fast_visits` for a fast move, the survivor played
+    #: and the improved policy as the target; the noise, forced playouts and temperature keys
+    #: do not apply). Below the root the tree is PUCT either way, as is the engine's own play.
+    root: str = "puct"
+    #: The moves a Gumbel root samples (m), at most the root's moves and cut to what the visits
+    #: give one visit each in every phase of the halving (8 visits: 4 moves).
+    gumbel_actions: int = 16
     #: Where the game has a window (`Game.focus_masks`, Gomoku): the network sees each leaf's
     #: window of at least this many points a side, as the engine's search shows it
     #: (`SearchOptions.focus_side`), and each batch is cut down to the windows, so a board
@@ -151,8 +167,10 @@ class SelfPlayConfig:
         if self.runtime not in RUNTIMES:
             raise ValueError(f"selfplay.runtime must be one of {', '.join(RUNTIMES)}, "
                              f"got {self.runtime!r}")
+        if self.root not in ROOTS:
+            raise ValueError(f"selfplay.root must be one of {', '.join(ROOTS)}, got {self.root!r}")
         positive = ("games_per_generation", "visits", "games_in_flight", "leaves_per_search",
-                    "max_batch", "resign_consecutive", "workers", "threads")
+                    "max_batch", "resign_consecutive", "workers", "threads", "gumbel_actions")
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"selfplay.{name} must be at least 1, got {getattr(self, name)}")
@@ -178,6 +196,12 @@ class SelfPlayConfig:
     def lockstep(self) -> Lockstep:
         """The driver that steps this recipe's searches together."""
         return Lockstep(self.leaves_per_search, self.max_batch, self.eval_cache_mib << 20)
+
+    @property
+    def root_actions(self) -> int:
+        """The moves each search's Gumbel root samples (`TreeSearch.gumbel_actions`); 0: a PUCT
+        root."""
+        return self.gumbel_actions if self.root == "gumbel" else 0
 
     def search_options(self, seed: int) -> SearchOptions:
         return SearchOptions(c_puct=self.c_puct, fpu_reduction=self.fpu_reduction,
@@ -275,8 +299,11 @@ class SelfPlayGame:
             x = np.empty((game.num_nodes, game.num_features()), dtype=np.float32)
             game.encode(x)
             self._features.append(x)
-            self._policies.append(prune_policy_target(result, self.config.c_puct,
-                                                      self.config.forced_playouts_k))
+            target = result.policy_target  # a Gumbel root's improved policy
+            if target is None:
+                target = prune_policy_target(result, self.config.c_puct,
+                                             self.config.forced_playouts_k)
+            self._policies.append(target)
             self._colors.append(me)
         values = self._values[me]
         values.append(result.value)
@@ -284,6 +311,9 @@ class SelfPlayGame:
         if (self.resign_threshold is not None and len(values) >= k
                 and max(values[-k:]) < self.resign_threshold):
             self.winner, self.resigned = -me, True
+            return
+        if search.gumbel_actions:  # the halving's survivor: a sample already
+            self._play(result.best_move)
             return
         temperature = 1.0 if len(game.moves) < self._hot_plies else 0.0
         self._play(choose_move(result, temperature, self.rng))
@@ -438,7 +468,8 @@ class SelfPlayWorker:
     def _search(self) -> TreeSearch:
         assert self.evaluator is not None, "load() sets the network first"
         seed = int(self.rng.integers(2**31))
-        return TreeSearch(self.evaluator, self.config.search_options(seed), self.config.visits)
+        return TreeSearch(self.evaluator, self.config.search_options(seed), self.config.visits,
+                          self.config.root_actions)
 
     def _new_game(self) -> SelfPlayGame:
         width, height = self.config.sizes[int(self.rng.integers(len(self.config.sizes)))]
