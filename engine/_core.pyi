@@ -216,6 +216,10 @@ class Go64(Position):
 
     def liberties(self, point: int) -> int: ...
 
+    def ladder_captured(self, point: int) -> bool:
+        """Whether a ladder captures the chain on `point` (in atari: its side first; two
+        liberties: the attacker first; more: False)."""
+
     def areas(self) -> tuple[int, int]: ...
 
     def owners(self) -> list[int]: ...
@@ -237,6 +241,10 @@ class Go128(Position):
     def captures(self, color: int) -> int: ...
 
     def liberties(self, point: int) -> int: ...
+
+    def ladder_captured(self, point: int) -> bool:
+        """Whether a ladder captures the chain on `point` (in atari: its side first; two
+        liberties: the attacker first; more: False)."""
 
     def areas(self) -> tuple[int, int]: ...
 
@@ -260,6 +268,10 @@ class Go256(Position):
 
     def liberties(self, point: int) -> int: ...
 
+    def ladder_captured(self, point: int) -> bool:
+        """Whether a ladder captures the chain on `point` (in atari: its side first; two
+        liberties: the attacker first; more: False)."""
+
     def areas(self) -> tuple[int, int]: ...
 
     def owners(self) -> list[int]: ...
@@ -282,6 +294,10 @@ class Go384(Position):
 
     def liberties(self, point: int) -> int: ...
 
+    def ladder_captured(self, point: int) -> bool:
+        """Whether a ladder captures the chain on `point` (in atari: its side first; two
+        liberties: the attacker first; more: False)."""
+
     def areas(self) -> tuple[int, int]: ...
 
     def owners(self) -> list[int]: ...
@@ -303,6 +319,10 @@ class Go640(Position):
     def captures(self, color: int) -> int: ...
 
     def liberties(self, point: int) -> int: ...
+
+    def ladder_captured(self, point: int) -> bool:
+        """Whether a ladder captures the chain on `point` (in atari: its side first; two
+        liberties: the attacker first; more: False)."""
 
     def areas(self) -> tuple[int, int]: ...
 

@@ -20,6 +20,9 @@ from saz.engine.graph import GraphLayout, encode, layout
 from saz.engine.model_card import MASKED_LOG_PROB, card_path, file_digest
 from saz.tools.match.strength import rows
 
+#: Go's feature planes today (the tiny Go model is made for them).
+GO_FEATURES = 17
+
 
 @pytest.fixture
 def go_model(tiny_model: Callable[[str], TinyModel]) -> TinyModel:
@@ -68,28 +71,28 @@ def test_evaluator_never_imports_torch_and_is_quiet(go_model: TinyModel) -> None
 def test_attributes(go_evaluator: Evaluator, go_model: TinyModel) -> None:
     assert go_evaluator.provider == "cpu"
     assert go_evaluator.game_name == "go"
-    assert go_evaluator.num_features == go_evaluator.input_features == 14
+    assert go_evaluator.num_features == go_evaluator.input_features == GO_FEATURES
     assert go_evaluator.card.network["hidden"] == go_model.checkpoint.config.hidden
     assert go_evaluator.threads >= 1
 
 
 def test_run_returns_log_probabilities_and_values(go_evaluator: Evaluator) -> None:
     lay = layout(9, 9)
-    x = np.random.default_rng(0).integers(0, 2, (4, lay.num_nodes, 14)).astype(np.float32)
+    x = np.random.default_rng(0).integers(0, 2, (4, lay.num_nodes, GO_FEATURES)).astype(np.float32)
     log_policy, value = go_evaluator.run(x, lay)
     assert log_policy.shape == (4, 82) and log_policy.dtype == np.float32
     assert value.shape == (4,) and value.dtype == np.float32
     np.testing.assert_allclose(np.exp(log_policy).sum(axis=1), 1.0, atol=1e-5)
     assert np.all(np.abs(value) <= 1.0)
     # a non-contiguous float64 batch is converted, not misread
-    wide = np.concatenate([x, x], axis=2).astype(np.float64)[:, :, :14]
+    wide = np.concatenate([x, x], axis=2).astype(np.float64)[:, :, :GO_FEATURES]
     np.testing.assert_array_equal(go_evaluator.run(wide, lay)[0], go_evaluator.run(x, lay)[0])
 
 
 def test_bool_and_float_masks_agree(go_evaluator: Evaluator) -> None:
     lay = layout(7, 7)
     rng = np.random.default_rng(1)
-    x = rng.integers(0, 2, (3, lay.num_nodes, 14)).astype(np.float32)
+    x = rng.integers(0, 2, (3, lay.num_nodes, GO_FEATURES)).astype(np.float32)
     mask = rng.random((3, lay.num_nodes)) < 0.5
     with_bool = go_evaluator.run(x, lay, mask)
     for weight in (1.0, 0.25):  # any nonzero value keeps the node
@@ -104,12 +107,13 @@ def test_bool_and_float_masks_agree(go_evaluator: Evaluator) -> None:
 
 def test_run_rejects_inputs_of_the_wrong_shape(go_evaluator: Evaluator) -> None:
     lay = layout(9, 9)
-    with pytest.raises(ValueError, match=r"does not fit \[B, 82, 14\]"):
-        go_evaluator.run(np.zeros((2, 50, 14), np.float32), lay)
-    with pytest.raises(ValueError, match=r"does not fit \[B, 82, 14\]"):
+    fit = rf"does not fit \[B, 82, {GO_FEATURES}\]"
+    with pytest.raises(ValueError, match=fit):
+        go_evaluator.run(np.zeros((2, 50, GO_FEATURES), np.float32), lay)
+    with pytest.raises(ValueError, match=fit):
         go_evaluator.run(np.zeros((2, 82, 5), np.float32), lay)
     with pytest.raises(ValueError, match="mask of shape"):
-        go_evaluator.run(np.zeros((2, 82, 14), np.float32), lay, np.ones((2, 81), bool))
+        go_evaluator.run(np.zeros((2, 82, GO_FEATURES), np.float32), lay, np.ones((2, 81), bool))
 
 
 # -- evaluate on real positions --------------------------------------------------------------------
@@ -217,9 +221,10 @@ def test_model_of_another_game(go_model: TinyModel) -> None:
 
 
 @pytest.mark.parametrize("changes,message", [
-    ({"feature_version": 3}, "features version 3, but this engine encodes version 2"),
-    # version 1's planes are version 2's first ten; a card naming fourteen is not version 1
+    ({"feature_version": 4}, "features version 4, but this engine encodes version 3"),
+    # version 1's planes are version 3's first ten; a card naming all of them is not version 1
     ({"feature_version": 1}, "trained on the features"),
+    ({"feature_version": 2}, "trained on the features"),
     ({"feature_names": ["own", "opponent", "empty", "extra"]}, "trained on the features"),
     ({"opset": 17}, "ONNX opset 17; this engine runs opset 18"),
     ({"inputs": ["x", "edge_index", "batch"]}, "its card states inputs"),
@@ -304,12 +309,13 @@ def test_a_shipped_model_loads_with_its_training_record_and_plays_every_size(
         assert abs(float(priors[0].sum()) - 1.0) < 1e-4 and -1.0 <= float(value[0]) <= 1.0
 
 
+@pytest.mark.parametrize(("version", "planes"), [(1, 10), (2, 14)])
 def test_a_network_of_older_features_reads_its_planes_of_the_new_ones(
-        tiny_model: Callable[[str], TinyModel], tmp_path: Path) -> None:
-    """Go features version 2 appended the line planes to version 1's ten. A version-1 network
-    (here: a tiny network with its input cut back to ten planes, its card saying version 1) is
-    fed the first ten planes of the game's batch, and answers what onnxruntime answers on those
-    ten alone."""
+        tiny_model: Callable[[str], TinyModel], tmp_path: Path, version: int, planes: int) -> None:
+    """Go features version 2 appended the line planes to version 1's ten, version 3 the ladder
+    planes to version 2's fourteen. An older network (here: a tiny network with its input cut
+    back to its planes, its card saying its version) is fed the first planes of the game's
+    batch, and answers what onnxruntime answers on those alone."""
     onnx = pytest.importorskip("onnx")
     from onnx import numpy_helper
 
@@ -319,27 +325,28 @@ def test_a_network_of_older_features_reads_its_planes_of_the_new_ones(
     model = onnx.load(source)
     for init in model.graph.initializer:
         if init.name == "convs.0.nn.0.weight":  # the one weight that reads the planes
-            init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init)[:, :10], init.name))
-        elif numpy_helper.to_array(init).tolist() == [-1, 14]:  # x reshaped to [-1, features]
-            init.CopyFrom(numpy_helper.from_array(np.array([-1, 10], np.int64), init.name))
-    model.graph.input[0].type.tensor_type.shape.dim[2].dim_value = 10
+            init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init)[:, :planes],
+                                                  init.name))
+        elif numpy_helper.to_array(init).tolist() == [-1, GO_FEATURES]:  # x to [-1, features]
+            init.CopyFrom(numpy_helper.from_array(np.array([-1, planes], np.int64), init.name))
+    model.graph.input[0].type.tensor_type.shape.dim[2].dim_value = planes
     del model.graph.value_info[:]
-    old = tmp_path / "v1.onnx"
+    old = tmp_path / f"v{version}.onnx"
     onnx.save(model, old)
     card = json.loads(card_path(source).read_text())
-    card.update(feature_version=1, feature_names=list(Go.feature_names[:10]),
+    card.update(feature_version=version, feature_names=list(Go.feature_names[:planes]),
                 onnx_bytes=old.stat().st_size, onnx_sha256=file_digest(old.read_bytes()))
     card_path(old).write_text(json.dumps(card))
 
     evaluator = Evaluator(old, device="cpu")
-    assert (evaluator.num_features, evaluator.input_features) == (10, 14)
+    assert (evaluator.num_features, evaluator.input_features) == (planes, GO_FEATURES)
     game = new_game("go", 9)
-    for move in (40, 30, 41):
+    for move in (10, 11, 40, 19):  # Black's 10 on two liberties by the corner: a ladder takes it
         game.play(move)
     lay = layout(9, 9)
     x = encode([game])
-    assert x.shape[2] == 14 and x[0, :, 10:].any()  # the line planes are there, and dropped
-    _answers_as_onnxruntime_on_the_first_planes(evaluator, old, x, lay, 10)
+    assert x.shape[2] == GO_FEATURES and x[0, :, planes:].any()  # the new planes, dropped
+    _answers_as_onnxruntime_on_the_first_planes(evaluator, old, x, lay, planes)
 
 
 def test_a_gomoku_network_of_version_three_reads_its_eleven_planes_of_version_four() -> None:

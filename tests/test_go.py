@@ -26,6 +26,9 @@ from saz.engine.games.zobrist import zobrist_keys
 from saz.engine.perft import perft
 
 # -- the reference: obviously correct, recomputes everything from scratch ----------------------
+#: The moves one ladder read may play (go.cpp's kLadderBudget): a read that runs out calls the
+#: chain out.
+LADDER_BUDGET = 1000
 
 
 class Reference:
@@ -104,7 +107,95 @@ class Reference:
         return theirs <= (1 if len(inside) == 4 else 0)
 
     def search_moves(self) -> list[int]:
-        return [m for m in self.legal_moves() if m == self.num_points or not self.own_eye(m)]
+        """The legal moves but own eyes and the extensions that run into a working ladder (all of
+        those stay when nothing else but the pass is legal)."""
+        moves = self.legal_moves()
+        points = {m for m in moves if m != self.num_points}
+        doomed = {p for p in points if self.runs_into_ladder(p)}
+        if doomed == points:
+            doomed = set()
+        return [m for m in moves
+                if m == self.num_points or not (self.own_eye(m) or m in doomed)]
+
+    # -- ladders, read as the core reads them (go.cpp: ladder_takes, ladder_escapes) ---------------
+    def ladder_step(self, p: int, budget: list[int]) -> Reference | None:
+        """The position after the side to move plays `p` (one move of `budget[0]` spent), or None
+        where the rules refuse it."""
+        if self.after(p)[0] is None:
+            return None
+        child = self.copy()
+        child.play(p)
+        budget[0] -= 1
+        return child
+
+    def ladder_takes(self, stone: int, budget: list[int]) -> bool:
+        """The attacker to move: whether its ataris take the chain on `stone`."""
+        liberties = self.chain(self.board, stone)[1]
+        if len(liberties) <= 1:
+            return True
+        if len(liberties) >= 3 or budget[0] <= 0:
+            return False
+        for p in sorted(liberties):
+            child = self.ladder_step(p, budget)
+            if child is not None and not child.ladder_escapes(stone, budget):
+                return True
+        return False
+
+    def ladder_escapes(self, stone: int, budget: list[int]) -> bool:
+        """The chain on `stone` to move, in atari: whether running or capturing an attacker's
+        chain in atari beside it gets it out."""
+        stones, liberties = self.chain(self.board, stone)
+        if len(liberties) >= 2 or budget[0] <= 0:
+            return True
+        moves = set(liberties)
+        for s in stones:
+            for q in self.neighbours(s):
+                if self.board[q] == -self.board[stone]:
+                    theirs = self.chain(self.board, q)[1]
+                    if len(theirs) == 1:
+                        moves |= theirs
+        for p in sorted(moves):
+            child = self.ladder_step(p, budget)
+            if child is not None and not child.ladder_takes(stone, budget):
+                return True
+        return False
+
+    def as_mover(self, color: int) -> Reference:
+        twin = self.copy()
+        twin.to_move = color
+        return twin
+
+    def ladder_captured(self, stone: int) -> bool:
+        """In atari: the chain's side first; two liberties: the attacker first; more: never."""
+        color, liberties = self.board[stone], self.chain(self.board, stone)[1]
+        if len(liberties) == 1:
+            return not self.as_mover(color).ladder_escapes(stone, [LADDER_BUDGET])
+        return len(liberties) == 2 and self.as_mover(-color).ladder_takes(stone, [LADDER_BUDGET])
+
+    def ladder_starts(self, stone: int) -> set[int]:
+        """The attacker's ataris on the two-liberty chain on `stone` that take it."""
+        attacker = self.as_mover(-self.board[stone])
+        starts = set()
+        for p in sorted(self.chain(self.board, stone)[1]):
+            budget = [LADDER_BUDGET]
+            child = attacker.ladder_step(p, budget)
+            if child is not None and not child.ladder_escapes(stone, budget):
+                starts.add(p)
+        return starts
+
+    def runs_into_ladder(self, p: int) -> bool:
+        """Whether `p` extends a chain of ours in atari, captures nothing, and a ladder takes the
+        chain it makes."""
+        me = self.to_move
+        if not any(self.board[q] == me and len(self.chain(self.board, q)[1]) == 1
+                   for q in self.neighbours(p)):
+            return False
+        board, _, captured = self.after(p)
+        if board is None or captured:
+            return False
+        child = self.copy()
+        child.play(p)
+        return child.ladder_takes(p, [LADDER_BUDGET])
 
     def play(self, move: int) -> None:
         if move == self.num_points:
@@ -193,6 +284,15 @@ def assert_agrees(game: Go, ref: Reference) -> None:
     expected[n, 8] = 1
     expected[n, 9] = -me * ref.komi / n
     np.testing.assert_array_equal(features[:, :10], expected)  # the line planes: their own test
+    # Features version 3: the ladder planes, from the reference's own ladder reader.
+    ladders = np.zeros((n + 1, 3), dtype=np.float32)
+    for p in range(n):
+        if board[p] != EMPTY and libs[p] <= 2 and ref.ladder_captured(p):
+            ladders[p, 0 if board[p] == me else 1] = 1
+        if board[p] == -me and libs[p] == 2:
+            ladders[list(ref.ladder_starts(p)), 2] = 1
+    first = Go.feature_names.index("own_ladder")
+    np.testing.assert_array_equal(features[:, first:first + 3], ladders)
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -373,9 +473,10 @@ def test_search_moves_leave_out_filling_own_eyes_only() -> None:
     assert game.pass_move in game.search_moves()
     for eye in eyes:  # still legal: the rules take the move, the search does not try it
         assert game.is_legal(eye)
-    # White's search keeps every legal move: none of these points is White's eye.
+    # White's search keeps every legal move but one: none of these points is White's eye, and
+    # only extending its stone in atari (at(4, 3), to one liberty) runs into a ladder.
     white = Go.from_diagram(str(game), to_move=WHITE)
-    assert white.search_moves().tolist() == white.legal_moves().tolist()
+    assert set(white.search_moves().tolist()) == set(white.legal_moves().tolist()) - {at(4, 3)}
 
 
 def test_false_eyes_are_searched() -> None:
@@ -873,6 +974,89 @@ def test_encode_planes(to_move: int) -> None:
     assert komi[9] == pytest.approx(7.5 / 9 * (1 if to_move == WHITE else -1))
 
 
+#: Three white chains short of liberties, Black's stones around them: the top one in atari
+#: by the edge (it runs along the first line and dies), the one at (6, 4) in atari in the open
+#: (its liberty gives it three), the lower one on two liberties with its ladder to the upper
+#: right (Black's atari at (3, 5) works, the one at (4, 6) lets it out).
+LADDER_BOARD = """
+    . X O . . . . . .
+    . . X . . . . . .
+    . . . . . . . . .
+    . . . . . . X . .
+    . . . . . X O X .
+    . . . . . . . . .
+    . . X O . . . . .
+    . . . X X . . . .
+    . . . . . . . . ."""
+
+
+@pytest.mark.parametrize("to_move", [BLACK, WHITE])
+def test_encode_ladder_planes(to_move: int) -> None:
+    """own_ladder / opponent_ladder mark the stones of the chains a ladder takes, the attacker
+    moving next for each chain whoever is to move (in atari: the chain's side first; two
+    liberties: the attacker first); ladder_capture marks the side to move's ataris that take an
+    opponent's two-liberty chain. Black's chains here all have room: no ladder for White."""
+    game = Go.from_diagram(LADDER_BOARD, to_move=to_move)
+    at = game.point
+    out = np.full((82, Go.num_features()), np.nan, dtype=np.float32)
+    game.encode(out)
+    first = Go.feature_names.index("own_ladder")
+    assert Go.feature_names[first:] == ("own_ladder", "opponent_ladder", "ladder_capture")
+    planes = {name: set(np.flatnonzero(out[:, first + i]).tolist())
+              for i, name in enumerate(Go.feature_names[first:])}
+    taken = {at(2, 0), at(3, 6)}  # the edge chain and the lower one; not (6, 4)
+    if to_move == BLACK:
+        assert planes == {"own_ladder": set(), "opponent_ladder": taken,
+                          "ladder_capture": {at(3, 5)}}
+    else:
+        assert planes == {"own_ladder": taken, "opponent_ladder": set(), "ladder_capture": set()}
+    assert set(np.unique(out[:, first:]).tolist()) <= {0.0, 1.0}
+    assert all(game.ladder_captured(p) == (p in taken)
+               for p in np.flatnonzero(game.board).tolist())
+
+
+def test_search_moves_leave_out_running_from_a_working_ladder() -> None:
+    """White's search leaves out the extension of its edge stone (the ladder along the first
+    line takes it) and keeps the one in the open (three liberties); Black's search keeps both
+    its ataris on the two-liberty chain, the one that fails too (the network must learn not to
+    chase a broken ladder)."""
+    white = Go.from_diagram(LADDER_BOARD, to_move=WHITE)
+    at = white.point
+    assert set(white.legal_moves().tolist()) - set(white.search_moves().tolist()) == {at(3, 0)}
+    assert white.is_legal(at(3, 0))  # the rules still take it
+    black = Go.from_diagram(LADDER_BOARD, to_move=BLACK)
+    assert black.search_moves().tolist() == black.legal_moves().tolist()
+
+
+def test_an_extension_that_captures_or_is_all_there_is_is_searched() -> None:
+    """Black's stone at (2, 0) in atari: its extension (3, 0) captures White's (4, 0), so it is
+    searched though the chain it makes, on two liberties, is still taken (White's atari at
+    (3, 1), Black's (4, 0), White's (4, 2)). Below, White's two chains in atari can only extend
+    into chains with one liberty, and nothing else but the pass is legal: both stay."""
+    captures = Go.from_diagram("""
+        X O X . O
+        . O O . X
+        . . X . .
+        . . O . X
+        . X O O X""", to_move=BLACK)
+    at = captures.point
+    assert at(3, 0) in captures.search_moves()
+    captures.play(at(3, 0))
+    assert captures.captures(BLACK) == 1 and captures.liberties(at(3, 0)) == 2
+    assert captures.ladder_captured(at(3, 0))
+    cornered = Go.from_diagram("""
+        O . O
+        . X O
+        O X X""", to_move=WHITE)
+    at = cornered.point
+    assert cornered.search_moves().tolist() == cornered.legal_moves().tolist() == [
+        at(1, 0), at(0, 1), cornered.pass_move]
+    for p in (at(1, 0), at(0, 1)):  # either extension leaves one liberty
+        after = cornered.copy()
+        after.play(p)
+        assert after.liberties(p) == 1
+
+
 @pytest.mark.parametrize(("width", "height"), [(19, 19), (13, 9), (3, 2)])
 def test_encode_line_planes(width: int, height: int) -> None:
     """line_k marks the points k-1 steps from the nearest edge, for k = 1..4; the points further
@@ -882,7 +1066,7 @@ def test_encode_line_planes(width: int, height: int) -> None:
     out = np.full((width * height + 1, Go.num_features()), np.nan, dtype=np.float32)
     game.encode(out)
     first = Go.feature_names.index("line_1")
-    assert Go.feature_names[first:] == ("line_1", "line_2", "line_3", "line_4")
+    assert Go.feature_names[first:first + 4] == ("line_1", "line_2", "line_3", "line_4")
     lines = out[:, first:first + 4]
     assert set(np.unique(lines).tolist()) <= {0.0, 1.0}
     for p in range(width * height):

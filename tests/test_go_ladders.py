@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from saz.engine.games import BLACK, WHITE
@@ -293,6 +294,92 @@ def test_the_reader_on_hand_made_ladders() -> None:
     broken = list(board)
     broken[VERTICES.parse("P14")] = WHITE
     assert not chaser_captures(tuple(broken), target)
+
+
+# -- the core's reader (go.cpp): Go.ladder_captured, the ladder planes, search_moves ----------
+def planes_of(game: Go) -> dict[str, set[int]]:
+    """The ladder planes of `game`'s encoding, as point sets."""
+    out = np.zeros((game.num_points + 1, Go.num_features()), np.float32)
+    game.encode(out)
+    return {name: set(np.flatnonzero(out[:game.num_points, Go.feature_names.index(name)]).tolist())
+            for name in ("own_ladder", "opponent_ladder", "ladder_capture")}
+
+
+@pytest.mark.parametrize("ladder", ladder_set(), ids=lambda ladder: f"position{ladder.number}")
+def test_the_core_reader_reads_each_position_as_its_block_says(ladder: Ladder) -> None:
+    """The core's reader finds each block's `ladder`; the planes mark the chain where the ladder
+    works (the chaser's working atari too), and the search leaves out running from a working
+    ladder only: the escape's extension is searched, and so is every atari of the chaser, the
+    one that fails too (nochase is the network's to learn from the planes)."""
+    game = ladder.game
+    board = board_of(game)
+    chain_stones = chain(board, ladder.target)
+    libs = liberties(board, ladder.target)
+    assert game.ladder_captured(ladder.target) == ladder.works
+    planes = planes_of(game)
+    searched = set(game.search_moves().tolist())
+    own = board[ladder.target] == game.to_move
+    marked = planes["own_ladder" if own else "opponent_ladder"]
+    assert (chain_stones <= marked) == ladder.works and (chain_stones & marked) == (
+        chain_stones if ladder.works else set())
+    if ladder.kind in ("capture", "nochase"):
+        assert libs <= searched
+        assert planes["ladder_capture"] & libs == set(ladder.answer)
+    elif ladder.kind == "escape":
+        assert ladder.answer <= searched
+    else:
+        assert not ladder.forbidden & searched
+
+
+def hand_made(**stones: int) -> Go:
+    """The corner ladder of `test_the_reader_on_hand_made_ladders` (White's D3 on two liberties,
+    Black to move; the ladder runs to the upper right), with more stones (vertex=colour)."""
+    rows = [["."] * SIZE for _ in range(SIZE - 3)] + [
+        list("..XO" + "." * 15), list("...XX" + "." * 14), ["."] * SIZE]
+    for vertex, color in stones.items():
+        p = VERTICES.parse(vertex)
+        rows[p // SIZE][p % SIZE] = "X" if color == BLACK else "O"
+    return Go.from_diagram("\n".join("".join(row) for row in rows), to_move=BLACK)
+
+
+@pytest.mark.parametrize(("stones", "works"), [
+    ({}, True),  # to the top edge: taken
+    ({"P14": WHITE}, False),  # a breaker on the path: the chain connects and is out
+    ({"P14": BLACK}, True),  # a stone of the chaser's own on the path: it only helps
+    ({"K11": BLACK}, True),  # the same colour beside the path: no help to the chain
+    # Beside the path, not on it: Black's atari at K10 then has one liberty, and White captures
+    # it (a capture of a chaser's stone in atari is the chain's other way out).
+    ({"K11": WHITE}, False),
+    ({"B18": WHITE}, True),  # a white stone far off the path breaks nothing
+])
+def test_the_core_reader_on_hand_made_ladders(stones: dict[str, int], works: bool) -> None:
+    """The core's reader and this file's plain reader agree on the corner ladder with breakers,
+    a breaker's colour changed and a stone that only makes a chaser's atari capturable."""
+    game = hand_made(**stones)
+    target = VERTICES.parse("D3")
+    assert chaser_captures(board_of(game), target) == works
+    assert game.ladder_captured(target) == works
+    assert (VERTICES.parse("D4") in planes_of(game)["ladder_capture"]) == works
+    # White to move, in atari after Black's D4: its extension E3 is searched only where it runs.
+    game.play(VERTICES.parse("D4"))
+    extension = VERTICES.parse("E3")
+    assert game.ladder_captured(target) == works == (not chain_escapes(board_of(game), target))
+    assert (extension in game.search_moves()) == (not works)
+
+
+def test_the_core_reader_on_the_first_line() -> None:
+    """White's K1 on two liberties under Black's K2: pushed along the first line it dies in the
+    corner, whichever way Black ataris first; a white stone on the first line ahead breaks it on
+    that side only, so Black must atari from the other."""
+    rows = ["." * SIZE] * (SIZE - 2) + ["." * 9 + "X" + "." * 9, "." * 9 + "O" + "." * 9]
+    game = Go.from_diagram("\n".join(rows), to_move=BLACK)
+    target = VERTICES.parse("K1")
+    assert game.ladder_captured(target)
+    assert planes_of(game)["ladder_capture"] == {VERTICES.parse("J1"), VERTICES.parse("L1")}
+    broken = Go.from_diagram("\n".join([*rows[:-1], rows[-1][:16] + "O.."]), to_move=BLACK)
+    assert broken.ladder_captured(target) and chaser_captures(board_of(broken), target)
+    # Black's L1 drives White left, away from R1: that works; J1 drives it into R1: it fails.
+    assert planes_of(broken)["ladder_capture"] == {VERTICES.parse("L1")}
 
 
 # -- the engine --------------------------------------------------------------------------------

@@ -724,10 +724,13 @@ def _cut_replay_planes(path: Path, planes: int, keep: int) -> None:
     np.savez_compressed(path, **cut)
 
 
-def test_a_run_of_older_go_features_widens_its_input_and_trains_on(tmp_path: Path) -> None:
-    """A Go checkpoint of features version 1 (the ten planes before the line planes) resumes
-    with the input widened (the record says so) and trains the new columns; a checkpoint whose
-    features this saz cannot extend is refused."""
+@pytest.mark.parametrize(("version", "planes"), [(1, 10), (2, 14)])
+def test_a_run_of_older_go_features_widens_its_input_and_trains_on(tmp_path: Path, version: int,
+                                                                   planes: int) -> None:
+    """A Go checkpoint of an older features version (1: the ten planes before the line planes;
+    2: the fourteen before the ladder planes) resumes with the input widened (the record says
+    so) and trains the new columns; a checkpoint whose features this saz cannot extend is
+    refused."""
     from dataclasses import replace
 
     from saz.engine.games.go import Go
@@ -735,6 +738,7 @@ def test_a_run_of_older_go_features_widens_its_input_and_trains_on(tmp_path: Pat
     from saz.tools.train.model import INPUT_WEIGHT
     from saz.tools.train.run import main
 
+    features = Go.num_features()
     config = tmp_path / "tiny.toml"
     config.write_text(TINY_CONFIG.replace('"5x5", "6x6"', '"5x5"').replace("every = 2", "every = 0"))
     run = tmp_path / "run"
@@ -742,33 +746,36 @@ def test_a_run_of_older_go_features_widens_its_input_and_trains_on(tmp_path: Pat
                  "--generations", "1"]) == 0
     trained = load_checkpoint(run / "checkpoint.pt")
     state = dict(trained.state_dict)
-    state[INPUT_WEIGHT] = state[INPUT_WEIGHT][:, :10].clone()
-    old = replace(trained, config=replace(trained.config, num_features=10), state_dict=state,
-                  feature_version=1, feature_names=Go.feature_names[:10])
+    state[INPUT_WEIGHT] = state[INPUT_WEIGHT][:, :planes].clone()
+    old = replace(trained, config=replace(trained.config, num_features=planes), state_dict=state,
+                  feature_version=version, feature_names=Go.feature_names[:planes])
     save_checkpoint(old, run / "checkpoint.pt")
-    _cut_replay_planes(run / "replay" / "gen_00001.npz", 14, 10)  # as version 1 packed them
+    _cut_replay_planes(run / "replay" / "gen_00001.npz", features, planes)  # as it packed them
     assert main(["--out", str(run), "--resume", "--generations", "2"]) == 0
     widened = load_checkpoint(run / "checkpoint.pt")
-    assert (widened.feature_version, widened.feature_names) == (2, Go.feature_names)
+    assert (widened.feature_version, widened.feature_names) == (Go.feature_version,
+                                                                Go.feature_names)
     weight = widened.state_dict[INPUT_WEIGHT]
-    assert weight.shape[1] == 14 and weight[:, 10:].abs().sum() > 0  # trained, not left at zero
-    assert widened.training["sessions"][-1]["widened_features"] == [10, 14]
+    # trained, not left at zero
+    assert weight.shape[1] == features and weight[:, planes:].abs().sum() > 0
+    assert widened.training["sessions"][-1]["widened_features"] == [planes, features]
     assert "widened_features" not in widened.training["sessions"][0]
     # The buffer the old network's self-play filled is set aside, not read as the new planes.
-    assert [p.name for p in (run / "replay-features-v1").iterdir()] == ["gen_00001.npz"]
+    aside = run / f"replay-features-v{version}"
+    assert [p.name for p in aside.iterdir()] == ["gen_00001.npz"]
     assert sorted(p.name for p in (run / "replay").iterdir()) == ["gen_00002.npz"]
 
     # A buffer that already holds the new planes (given them by hand) is kept: the same
-    # generation's network cut back to ten planes resumes on it.
+    # generation's network cut back to the old planes resumes on it.
     state = dict(widened.state_dict)
-    state[INPUT_WEIGHT] = state[INPUT_WEIGHT][:, :10].clone()
-    save_checkpoint(replace(widened, config=replace(widened.config, num_features=10),
-                            state_dict=state, feature_version=1,
-                            feature_names=Go.feature_names[:10]), run / "checkpoint.pt")
-    # (Setting it aside again would fail: replay-features-v1 exists.)
+    state[INPUT_WEIGHT] = state[INPUT_WEIGHT][:, :planes].clone()
+    save_checkpoint(replace(widened, config=replace(widened.config, num_features=planes),
+                            state_dict=state, feature_version=version,
+                            feature_names=Go.feature_names[:planes]), run / "checkpoint.pt")
+    # (Setting it aside again would fail: the old buffer's folder exists.)
     assert main(["--out", str(run), "--resume", "--generations", "3"]) == 0
     assert "gen_00003.npz" in [p.name for p in (run / "replay").iterdir()]
-    assert [p.name for p in (run / "replay-features-v1").iterdir()] == ["gen_00001.npz"]
+    assert [p.name for p in aside.iterdir()] == ["gen_00001.npz"]
 
     save_checkpoint(replace(old, feature_version=7), run / "checkpoint.pt")
     assert main(["--out", str(run), "--resume", "--generations", "4"]) == 1

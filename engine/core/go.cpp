@@ -23,6 +23,11 @@
 //   position with one stone more than now: the check looks at those only (almost always none).
 // * **Chain groups** for the network (`go_group_members`): the chains of encoded positions,
 //   found by the same `Grid::for_each_chain` a position set up from stones builds its chains with.
+// * **Ladders.** A chain with one or two liberties is read out as KataGo reads its "ladderable"
+//   stones: the attacker ataris, the chain extends or captures an attacker's chain in atari
+//   beside it, until the chain is taken or has three liberties; within a budget of moves. The
+//   reader plays on the position itself with `play`'s own steps and takes every move back, so
+//   legality (superko too) is the rules' own and nothing is copied.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -45,10 +50,17 @@ namespace {
 constexpr int kMinSize = 2;
 constexpr int kMaxSize = 25;
 // own, opponent, empty, legal, own_atari, opponent_atari, own_two_liberties,
-// opponent_two_liberties, extra, komi (features version 1), then line_1 .. line_4 (version 2)
-constexpr int kFeatures = 14;
-constexpr int kLineFeature = 10;  // the plane of line 1; lines 2..kLines follow
-constexpr int kLines = 4;         // lines 5 and beyond are all zeros: the centre of any board
+// opponent_two_liberties, extra, komi (features version 1), then line_1 .. line_4 (version 2),
+// then own_ladder, opponent_ladder, ladder_capture (version 3)
+constexpr int kFeatures = 17;
+constexpr int kLineFeature = 10;    // the plane of line 1; lines 2..kLines follow
+constexpr int kLines = 4;           // lines 5 and beyond are all zeros: the centre of any board
+constexpr int kLadderFeature = 14;  // own_ladder; opponent_ladder and ladder_capture follow
+// Moves one ladder read may play before it gives up and calls the chain out (KataGo's answer
+// too: a ladder it cannot finish reading is no ladder). A ladder across a 19x19 board is about
+// 70 moves, and reading each atari from the wrong side, which lets the chain out, costs two more
+// per step: 1000 reads any real ladder to its end and bounds the odd tangle of counter-ataris.
+constexpr int kLadderBudget = 1000;
 
 // The Zobrist keys of one board size: per point for a black and a white stone, and for White to
 // move. They come from the Python layer (engine/games/zobrist.py), so that a position hashes the
@@ -205,11 +217,14 @@ class GoPosition final : public Position {
     return passes_ >= 2 ? 0 : legal_points().count() + 1;
   }
 
-  // Every legal move but filling one of our own eyes. Under area scoring an eye is already our
-  // point, so filling it gains nothing and takes a liberty the group may need to live: the
-  // network, trained on small boards, does it on large ones until whole groups die (a model
-  // trained on 9x9 lost 20 games of 19x19 by the whole board to GNU Go that way). The pass
-  // always stays, so a search left with only eyes to fill passes.
+  // Every legal move but filling one of our own eyes, and running from a working ladder.
+  // Under area scoring an eye is already our point, so filling it gains nothing and takes a
+  // liberty the group may need to live: the network, trained on small boards, does it on large
+  // ones until whole groups die (a model trained on 9x9 lost 20 games of 19x19 by the whole board
+  // to GNU Go that way). Extending a chain in atari that a ladder captures all the same only
+  // gives the opponent more stones (the network, seeing a few steps, plays the local extension
+  // whatever lies at the ladder's end): see `doomed_extensions`. The pass always stays, so a
+  // search left with only eyes to fill passes.
   void search_moves(Moves& out) const override {
     out.clear();
     if (passes_ >= 2) return;
@@ -217,8 +232,9 @@ class GoPosition final : public Position {
     const BB empty = grid_.full ^ (occ_[0] | occ_[1]);
     // Points whose every neighbour is our stone: no empty and no opponent point next to them.
     const BB surrounded = legal.minus(dilate(empty | occ(-to_move_)));
+    const BB doomed = const_cast<GoPosition*>(this)->doomed_extensions(legal);
     legal.for_each([&](int p) {
-      if (!surrounded.test(p) || !own_eye(p)) out.push_back(p);
+      if ((!surrounded.test(p) || !own_eye(p)) && !doomed.test(p)) out.push_back(p);
     });
     out.push_back(pass_move());
   }
@@ -319,6 +335,11 @@ class GoPosition final : public Position {
       if (libs == 1) one |= stones_[r];
       else if (libs == 2) two |= stones_[r];
     });
+    BB laddered, starts;  // stones a ladder captures; our ataris that start a working ladder
+    // The reads play on this position and take every move back (see read_ladders): a const
+    // position that changes while it is encoded, so no two threads may share one (none do: each
+    // search walks its own copy, and Python holds the GIL).
+    const_cast<GoPosition*>(this)->read_ladders(laddered, starts);
     // Zeros everywhere, then a one per member of each plane's set: far fewer writes than a test
     // of every plane at every point.
     std::fill(out, out + (n + 1) * kFeatures, 0.0f);
@@ -332,6 +353,9 @@ class GoPosition final : public Position {
     plane(mine & two, 6);
     plane(theirs & two, 7);
     for (int line = 0; line < kLines; ++line) plane(line_[line], kLineFeature + line);
+    plane(mine & laddered, kLadderFeature);
+    plane(theirs & laddered, kLadderFeature + 1);
+    plane(starts, kLadderFeature + 2);
     float* extra = out + n * kFeatures;
     extra[3] = open;  // the pass
     extra[8] = 1.0f;
@@ -352,6 +376,25 @@ class GoPosition final : public Position {
     if (point < 0 || point >= num_points())
       throw GameError("point " + std::to_string(point) + " is off the board");
     return color_[point] == EMPTY ? 0 : libs_[root_[point]].count();
+  }
+  // Whether a ladder captures the chain on `point` (see read_ladders): in atari, its side moving
+  // first; with two liberties, the attacker moving first; with more, never.
+  bool ladder_captured(int point) {
+    if (point < 0 || point >= num_points())
+      throw GameError("point " + std::to_string(point) + " is off the board");
+    if (color_[point] == EMPTY) throw GameError("point " + std::to_string(point) + " is empty");
+    const int libs = libs_[root_[point]].count();
+    if (libs > 2) return false;
+    const int mover = to_move_;
+    const BB legal = legal_;
+    const bool valid = legal_valid_;
+    int budget = kLadderBudget;
+    to_move_ = libs == 1 ? color_[point] : -color_[point];
+    const bool captured = libs == 1 ? !ladder_escapes(point, budget) : ladder_takes(point, budget);
+    to_move_ = mover;
+    legal_ = legal;
+    legal_valid_ = valid;
+    return captured;
   }
   // Tromp-Taylor areas (black, white): stones plus the empty points that reach only that colour.
   std::tuple<int, int> areas() const {
@@ -615,6 +658,139 @@ class GoPosition final : public Position {
     return legal;
   }
 
+  // -- ladders ---------------------------------------------------------------------------------
+  // A ladder read, KataGo's (Board::searchIsLadderCaptured): the attacker plays either liberty
+  // of a chain with two; the chain, in atari, plays its liberty or captures an attacker's chain
+  // in atari beside it. The chain is taken with one liberty at the attacker's turn, and out with
+  // three, or with two at its own turn (a capture that gave it room). Moves are tried in point
+  // order; each costs one of `budget`, and a read that runs out calls the chain out. The moves are
+  // played on this position by `play`'s steps and taken back by `undo`, so a read leaves the
+  // position as it found it (the legal-move cache aside: the callers keep it).
+
+  // The side to move plays `p` if the rules allow it (superko included): a reader's move.
+  bool ladder_step(int p, int& budget) {
+    Effect e;
+    if (analyse(p, e) != nullptr) return false;
+    place(p, e);
+    to_move_ = -to_move_;
+    legal_valid_ = false;
+    --budget;
+    return true;
+  }
+
+  // The attacker (the opponent of the chain on `stone`) to move: whether its ataris take it.
+  bool ladder_takes(int stone, int& budget) {
+    const BB libs = libs_[root_[stone]];
+    const int count = libs.count();
+    if (count <= 1) return true;
+    if (count >= 3 || budget <= 0) return false;
+    for (BB rest = libs; rest.any();) {
+      const int p = rest.lowest();
+      rest.reset(p);
+      if (!ladder_step(p, budget)) continue;
+      const bool taken = !ladder_escapes(stone, budget);
+      undo();
+      if (taken) return true;
+    }
+    return false;
+  }
+
+  // The chain on `stone` to move, in atari: whether it gets out by running (its liberty) or by
+  // capturing an attacker's chain in atari beside it.
+  bool ladder_escapes(int stone, int& budget) {
+    const int root = root_[stone];
+    if (libs_[root].count() >= 2 || budget <= 0) return true;
+    BB moves = libs_[root];
+    const BB around = dilate(stones_[root]);
+    const int attacker = -color_[root];
+    short_.for_each([&](int r) {
+      if (color_[r] == attacker && libs_[r].count() == 1 && (stones_[r] & around).any())
+        moves |= libs_[r];
+    });
+    for (BB rest = moves; rest.any();) {
+      const int p = rest.lowest();
+      rest.reset(p);
+      if (!ladder_step(p, budget)) continue;
+      const bool out = !ladder_takes(stone, budget);
+      undo();
+      if (out) return true;
+    }
+    return false;
+  }
+
+  // The ladder planes' sets (see encode): into `laddered` the stones of every chain with one or
+  // two liberties that a ladder captures, the attacker being the side that moves next for that
+  // chain whoever is to move (in atari: the chain's side first; two liberties: the attacker
+  // first); into `starts` our ataris on the opponent's two-liberty chains that capture by ladder.
+  // Each read has its own budget.
+  void read_ladders(BB& laddered, BB& starts) {
+    const int mover = to_move_;
+    const BB legal = legal_;
+    const bool valid = legal_valid_;
+    const BB roots = short_;  // the reads change short_ as they go, and restore it
+    roots.for_each([&](int r) {
+      const int color = color_[r];
+      int budget = kLadderBudget;
+      if (libs_[r].count() == 1) {
+        to_move_ = color;
+        if (!ladder_escapes(r, budget)) laddered |= stones_[r];
+        return;
+      }
+      to_move_ = -color;
+      if (color == mover) {
+        if (ladder_takes(r, budget)) laddered |= stones_[r];
+        return;
+      }
+      // The opponent's chain: which of our two ataris works, each read on its own budget.
+      bool taken = false;
+      for (BB rest = libs_[r]; rest.any();) {
+        const int p = rest.lowest();
+        rest.reset(p);
+        budget = kLadderBudget;
+        if (!ladder_step(p, budget)) continue;
+        if (!ladder_escapes(r, budget)) {
+          starts.set(p);
+          taken = true;
+        }
+        undo();
+      }
+      if (taken) laddered |= stones_[r];
+    });
+    to_move_ = mover;
+    legal_ = legal;
+    legal_valid_ = valid;
+  }
+
+  // Our extensions that run into a working ladder, among the `legal` points: each liberty of our
+  // chains in atari where the stone captures nothing and leaves the chain (the stone's, with
+  // whatever it joins) to a ladder: one liberty, or two and the opponent's ataris take it. A
+  // capture stays (it is the other way out of a ladder, and the reader counts it so), and so does
+  // every extension when nothing else is legal but the pass: then there is no better move to
+  // leave it for.
+  BB doomed_extensions(const BB& legal) {
+    BB runs;
+    short_.for_each([&](int r) {
+      if (color_[r] == to_move_ && libs_[r].count() == 1) runs |= libs_[r];
+    });
+    runs &= legal;
+    if (!runs.any()) return runs;
+    const BB legal_cache = legal_;
+    const bool valid = legal_valid_;
+    BB doomed;
+    runs.for_each([&](int p) {
+      Effect e;
+      if (analyse(p, e) != nullptr || e.n_captured > 0) return;
+      int budget = kLadderBudget;
+      place(p, e);
+      to_move_ = -to_move_;
+      if (ladder_takes(p, budget)) doomed.set(p);
+      undo();
+    });
+    legal_ = legal_cache;
+    legal_valid_ = valid;
+    return legal.minus(doomed).any() ? doomed : BB();
+  }
+
   double komi_;
   std::shared_ptr<const Keys> keys_;
   Grid<W> grid_;
@@ -761,6 +937,10 @@ void bind_words(nb::module_& m, const char* name) {
       .def("resume", &P::resume)
       .def("captures", &P::captures, nb::arg("color"))
       .def("liberties", &P::liberties, nb::arg("point"))
+      .def("ladder_captured", &P::ladder_captured, nb::arg("point"),
+           "Whether a ladder captures the chain on `point`: in atari, its side moving first; with "
+           "two liberties, the attacker moving first; with more, False. GameError for an empty "
+           "point or one off the board.")
       .def("areas", &P::areas)
       .def("owners", &P::owners)
       .def("score", &P::score);

@@ -109,12 +109,16 @@ class Go(AreaScored):
         "own", "opponent", "empty", "legal", "own_atari", "opponent_atari",
         "own_two_liberties", "opponent_two_liberties", "extra", "komi",
         "line_1", "line_2", "line_3", "line_4",
+        "own_ladder", "opponent_ladder", "ladder_capture",
     )
     #: Version 2 added the line planes (a point on the first line from the edge, the second, the
     #: third, the fourth; beyond, none): without them the network's six GIN layers told a 19x19
-    #: point nothing of an edge more than six steps away.
-    feature_version = 2
-    feature_prefixes: ClassVar[Mapping[int, int]] = MappingProxyType({1: 10})
+    #: point nothing of an edge more than six steps away. Version 3 added the ladder planes (the
+    #: stones of chains a ladder captures, ours and the opponent's, and our ataris that start a
+    #: working ladder; `ladder_captured` says what the reader reads): a ladder is decided by a
+    #: stone as far away as the board is wide, which no few layers see.
+    feature_version = 3
+    feature_prefixes: ClassVar[Mapping[int, int]] = MappingProxyType({1: 10, 2: 14})
     #: A group per chain: its stones, then its liberties (the empty points beside it).
     group_roles: ClassVar[tuple[str, ...]] = ("stones", "liberties")
     _core: GoPosition
@@ -217,6 +221,17 @@ class Go(AreaScored):
         if not 0 <= p < self.num_points:
             raise GameError(f"point {p} is off the board")
         return self._core.liberties(p)
+
+    def ladder_captured(self, point: int) -> bool:
+        """Whether a ladder captures the chain on `point`, as the core's reader reads it (the
+        ladder planes and the search's pruning read the same): the attacker ataris, the chain
+        runs or captures an attacker's chain in atari beside it, three liberties is out. A chain
+        in atari moves first, a chain with two liberties is attacked first, whoever is to move;
+        a chain with more liberties is not captured. GameError for an empty point."""
+        p = operator.index(point)
+        if not 0 <= p < self.num_points:
+            raise GameError(f"point {p} is off the board")
+        return self._core.ladder_captured(p)
 
     # -- rules ------------------------------------------------------------------------------------
     def continued(self) -> Go | None:
