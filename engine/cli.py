@@ -26,6 +26,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                "export a training checkpoint to ONNX with its model card"),
     "train": ("saz.tools.train.run", "AlphaZero self-play training on small boards"),
     "average": ("saz.tools.train.average", "average a run's checkpoints or models (SWA)"),
+    "optimize": ("saz.tools.train.optimize",
+                 "rewrite an exported model to evaluate faster (int8, summed gathers)"),
     "evaluate": ("saz.tools.train.evaluate", "a training run's generations against fixed anchors"),
     "match": ("saz.tools.match.match", "engine-vs-engine matches with Elo and SPRT"),
     "seeds": ("saz.tools.match.seeds", "mean score and standard error over repeats with seeds"),

@@ -14,6 +14,7 @@ docs/BENCHMARKS.md.
     saz bench selfplay --config C --model M --size 16     (see tools/bench/selfplay.py)
     saz bench pool [--workers 1,2 | --ray [ADDRESS]]      (see tools/bench/pool.py)
     saz bench cache --records DIR --player NAME           (see tools/bench/evalcache.py)
+    saz bench variants --model M --sizes 9,19 --batch 1,16,64 (see tools/bench/variants.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
 each board size x batch size, and the same network in torch eager (the torch-geometric model under
@@ -54,6 +55,7 @@ from saz.tools.bench import search as bench_search
 from saz.tools.bench import selfplay as bench_selfplay
 from saz.tools.bench import solve as bench_solve
 from saz.tools.bench import threats as bench_threats
+from saz.tools.bench import variants as bench_variants
 from saz.tools.train.export import export_random_network
 from saz.tools.train.model import NetConfig, PolicyValueNet, collate
 
@@ -258,6 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_selfplay.add_parser(subparsers)
     bench_pool.add_parser(subparsers)
     bench_evalcache.add_parser(subparsers)
+    bench_variants.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 
