@@ -53,6 +53,9 @@ class EngineConfig:
     model: Path | None = None
     device: str = "auto"
     threads: int | None = None
+    #: Evaluate a batch of more nodes than this in calls of at most this many
+    #: (`Evaluator.chunk_nodes`); None: one call per batch.
+    chunk_nodes: int | None = None
     #: Visits per move (a cap even under a clock); None: the clock decides, else DEFAULT_VISITS.
     visits: int | None = None
     #: Seconds per move when no time control is set by the controller.
@@ -390,7 +393,8 @@ class Engine:
             assert path is not None  # a reference player answers above
             # The device is a str from the command line; Evaluator refuses an unknown one.
             evaluator = Evaluator(path, device=self.config.device,  # type: ignore[arg-type]  # it checks
-                                  threads=self.config.threads, game=self.game_name)
+                                  threads=self.config.threads, game=self.game_name,
+                                  chunk_nodes=self.config.chunk_nodes)
             search = MCTS(evaluator, self.config.search)
             self._searches[self.game_name] = search
         return search

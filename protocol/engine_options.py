@@ -33,13 +33,17 @@ HELP: Mapping[str, str] = {
     "visits": "visits per move (a cap under a clock too)",
     "time_per_move": "seconds per move when the controller sets no clock",
     "threads": "CPU threads of the network (default: the cores)",
+    "chunk_nodes": "evaluate a batch of more nodes than N in calls of at most N nodes, the same "
+                   "answers (one thread: 1024 was 1.2-1.6x faster on big batches; default: one "
+                   "call)",
     "ponder": "keep searching on the opponent's time",
 }
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser, *, time_per_move: bool = False,
                          help: Mapping[str, str] | None = None) -> None:
-    """Add --model | --player, --device, --visits, --threads and --ponder to `parser`.
+    """Add --model | --player, --device, --visits, --threads, --chunk-nodes and --ponder to
+    `parser`.
 
     `time_per_move` also offers --time-per-move (exclusive with --visits), for a protocol whose
     controller may set no clock (GTP); without it the parsed value is None. `help` rewords the
@@ -59,6 +63,7 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, time_per_move: bool
     else:
         parser.set_defaults(time_per_move=None)
     parser.add_argument("--threads", type=int, metavar="N", help=words["threads"])
+    parser.add_argument("--chunk-nodes", type=int, metavar="N", help=words["chunk_nodes"])
     parser.add_argument("--ponder", action="store_true", help=words["ponder"])
 
 
@@ -68,13 +73,15 @@ def engine_config(parser: argparse.ArgumentParser, args: argparse.Namespace, *, 
     """The `EngineConfig` of arguments parsed with `add_engine_arguments` and
     `add_search_arguments`, for `game` with its `rules`; `seed` seeds the search. A bad value is
     the parser's error (exit status 2, the reason on stderr)."""
-    for name, value in (("--visits", args.visits), ("--threads", args.threads)):
+    for name, value in (("--visits", args.visits), ("--threads", args.threads),
+                        ("--chunk-nodes", args.chunk_nodes)):
         if value is not None and value < 1:
             parser.error(f"{name} must be at least 1")
     if args.time_per_move is not None and not args.time_per_move > 0:
         parser.error("--time-per-move must be positive")
     return EngineConfig(game=game, model=args.model, device=args.device, rules=dict(rules or {}),
-                        threads=args.threads, visits=args.visits,
+                        threads=args.threads, chunk_nodes=args.chunk_nodes,
+                        visits=args.visits,
                         time_per_move=args.time_per_move, ponder=args.ponder,
                         player=args.player,
                         search=replace(search_options(parser, args), seed=seed))
