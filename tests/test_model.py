@@ -383,7 +383,7 @@ def test_export_writes_an_opset_18_file_with_dynamic_batch_and_nodes(
     assert tuple(i.name for i in model.graph.input) == INPUT_NAMES
     assert tuple(o.name for o in model.graph.output) == OUTPUT_NAMES
     x_dims = [d.dim_param or d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
-    assert x_dims == ["batch", "nodes", 14]
+    assert x_dims == ["batch", "nodes", game_class("go").num_features()]
     ops = {node.op_type for node in model.graph.node}
     assert not ops & {"ScatterElements", "ScatterND", "Scatter"}
 
@@ -420,7 +420,7 @@ def test_export_refuses_a_file_that_disagrees_with_torch(
     """An exported graph that computes something else never ships: here the "export" step
     writes another network's file (same shape, other weights)."""
     model = tiny_model("go")
-    other = trained_like_net(14, seed=1)
+    other = trained_like_net(game_class("go").num_features(), seed=1)
     assert check_parity(other, model.path) > 1e-2
 
     def write_the_wrong_file(twin: PolicyValueNetExport, path: Path, game: object) -> None:
