@@ -346,13 +346,18 @@ def test_genmove_plays_and_reg_genmove_does_not(tiny_model) -> None:
     assert engine.game.moves == [] and engine.game.is_legal(move)
     first = engine.vertices.parse(run(engine, "genmove b"))
     assert engine.game.moves == [first]
-    # Black again, out of turn (the issue's `play B E5; genmove B`): a black stone, no pass.
+    # Black again, out of turn (the issue's `play B E5; genmove B`): Black's move, with no pass
+    # invented for White. (A random network may well choose Black's pass here.)
     second = engine.vertices.parse(run(engine, "genmove b"))
-    assert second != engine.game.pass_move and engine.game.board[second] == BLACK
+    assert second == engine.game.pass_move or engine.game.board[second] == BLACK
     assert engine.game.moves == [first, second] and engine.game.to_move == WHITE
     assert not engine.game.is_over()
     run(engine, "undo")
     assert engine.game.moves == [first] and engine.game.to_move == WHITE
+    # The cleanup genmove passes only when nothing else is legal: out of turn, a black stone.
+    stone = engine.vertices.parse(run(engine, "kgs-genmove_cleanup b"))
+    assert stone != engine.game.pass_move and engine.game.board[stone] == BLACK
+    assert engine.game.moves == [first, stone] and engine.game.to_move == WHITE
 
 
 def test_genmove_after_two_passes_plays_on(tiny_model) -> None:

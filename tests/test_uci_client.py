@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,10 @@ def test_ponder_move_and_junk_on_stdout_and_stderr_are_handled() -> None:
         engine.handshake(timeout=10)
         best = engine.go(timeout=10, depth=3)
         assert (best.move, best.ponder) == ("g1f3", "d7d5")
+        # stderr is read on its own thread: the line may land just after the reply.
+        deadline = time.monotonic() + 10
+        while "fake uci: got go" not in engine.stderr_tail and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert "fake uci: got go" in engine.stderr_tail
 
 
