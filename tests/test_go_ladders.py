@@ -9,6 +9,7 @@ test is `saz gtp --game go` as it ships (models/go.onnx).
 """
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 from saz.engine.games import BLACK, WHITE
 from saz.engine.games.go import Go
+from saz.protocol.gtp_client import GtpClient
 from saz.protocol.sgf_writer import format_sgf
 from saz.protocol.vertex import vertices_for
 
@@ -32,6 +34,11 @@ KEYS = ("position", "kind", "direction", "to_move", "komi", "target", "ladder")
 OUT = 3
 #: Plies of a ladder before the reader gives up (a 19x19 ladder is under 60).
 MAX_PLIES = 200
+#: The engine under test, as it ships.
+SAZ_GTP = [sys.executable, "-m", "saz.engine.cli", "gtp", "--game", "go"]
+#: Seconds any one reply may take: a 2 s move, or loading the network at the first command, with
+#: room for a loaded machine; past it the test fails saying so rather than hanging.
+REPLY_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)
@@ -388,39 +395,24 @@ def test_the_default_engine_reads_every_ladder_right_at_2s_a_move(tmp_path: Path
     """`saz gtp --game go` as it ships, at 2 s a move (a one-stone Canadian period), plays an
     answer, or no forbidden move, in every position. Expected to fail on some today (issue 65):
     the printed line says which, and what the engine played."""
-    import subprocess
-    import sys
     ladders = ladder_set()
-    proc = subprocess.Popen([sys.executable, "-m", "saz.engine.cli", "gtp", "--game", "go"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def ask(command: str) -> str:
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(command + "\n")
-        proc.stdin.flush()
-        lines = []
-        while (line := proc.stdout.readline()) not in ("\n", ""):
-            lines.append(line.rstrip("\n"))
-        answer = "\n".join(lines)
-        assert answer.startswith("="), (command, answer)
-        return answer[1:].strip()
-
-    played, wrong = [], []
-    try:
+    played: list[str] = []
+    wrong: list[tuple[int, str, str]] = []
+    # command() fails the test on a `?` reply; leaving the block sends `quit` (or kills the
+    # engine on an error).
+    with GtpClient(SAZ_GTP) as saz:
         for ladder in ladders:
             record = tmp_path / f"{ladder.number}.sgf"
             record.write_text(format_sgf(ladder.game))
-            ask(f"loadsgf {record}")
-            ask("time_settings 0 2 1")
-            move = VERTICES.parse(ask("genmove " + ("b" if ladder.game.to_move == BLACK else "w")))
+            saz.command(f"loadsgf {record}", timeout=REPLY_TIMEOUT)
+            saz.command("time_settings 0 2 1", timeout=REPLY_TIMEOUT)
+            color = "b" if ladder.game.to_move == BLACK else "w"
+            move = VERTICES.parse(saz.command(f"genmove {color}", timeout=REPLY_TIMEOUT))
             right = move in ladder.answer if ladder.answer else move not in ladder.forbidden
             played.append(f"{ladder.number} {ladder.kind} {ladder.direction} "
                           f"{VERTICES.format(move)} {'right' if right else 'WRONG'}")
             if not right:
                 wrong.append((ladder.number, ladder.kind, VERTICES.format(move)))
-        ask("quit")
-    finally:
-        proc.kill()
     print("\n".join(played))
     print(f"right in {len(ladders) - len(wrong)} of {len(ladders)}; wrong: {wrong}")
     assert not wrong

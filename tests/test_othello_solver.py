@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import random
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from saz.engine.games.capabilities import Solution, Solvable
 from saz.engine.games.othello import Othello
 from saz.engine.search.mcts import MCTS, SearchLimits
 from saz.engine.search.options import SearchOptions, add_search_arguments, search_options
+from saz.protocol.gtp_client import GtpClient
 from saz.protocol.sgf_writer import format_sgf
 from saz.protocol.solve import main as solve_main
 from saz.protocol.vertex import vertices_for
@@ -407,6 +409,11 @@ def test_front_ends_take_solve_empties() -> None:
 
 # -- the endgame position set (tests/data/othello-endgames.txt) ----------------------------------
 ENDGAMES = Path(__file__).parent / "data" / "othello-endgames.txt"
+#: The engine under test, as it ships.
+SAZ_GTP = [sys.executable, "-m", "saz.engine.cli", "gtp", "--game", "othello"]
+#: Seconds any one reply may take: a 2 s move, or loading the network at the first command, with
+#: room for a loaded machine; past it the test fails saying so rather than hanging.
+REPLY_TIMEOUT = 60.0
 
 
 def endgame_set() -> list[Endgame]:
@@ -446,38 +453,21 @@ def test_the_whole_endgame_set_verifies() -> None:
 def test_the_default_engine_plays_every_endgame_optimally_at_2s_a_move(tmp_path: Path) -> None:
     """`saz gtp --game othello` as it ships (the default search: the endgame planner on), at
     2 s a move (a one-stone Canadian period), plays an optimal move in every position."""
-    import subprocess
-    import sys
     endgames = endgame_set()
     vertices = vertices_for("othello", 8, 8)
-    proc = subprocess.Popen([sys.executable, "-m", "saz.engine.cli", "gtp", "--game", "othello"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert proc.stdin is not None and proc.stdout is not None
-
-    def ask(command: str) -> str:
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(command + "\n")
-        proc.stdin.flush()
-        lines = []
-        while (line := proc.stdout.readline()) not in ("\n", ""):
-            lines.append(line.rstrip("\n"))
-        answer = "\n".join(lines)
-        assert answer.startswith("="), (command, answer)
-        return answer[1:].strip()
-
-    wrong = []
-    try:
+    wrong: list[tuple[int, int, str]] = []
+    # command() fails the test on a `?` reply; leaving the block sends `quit` (or kills the
+    # engine on an error).
+    with GtpClient(SAZ_GTP) as saz:
         for k, e in enumerate(endgames):
             record = tmp_path / f"{k}.sgf"
             record.write_text(format_sgf(e.game))
-            ask(f"loadsgf {record}")
-            ask("time_settings 0 2 1")
-            move = vertices.parse(ask("genmove " + ("b" if e.game.to_move == BLACK else "w")))
+            saz.command(f"loadsgf {record}", timeout=REPLY_TIMEOUT)
+            saz.command("time_settings 0 2 1", timeout=REPLY_TIMEOUT)
+            color = "b" if e.game.to_move == BLACK else "w"
+            move = vertices.parse(saz.command(f"genmove {color}", timeout=REPLY_TIMEOUT))
             if move not in e.optimal:
                 wrong.append((k + 1, e.game.num_empty, vertices.format(move)))
-        ask("quit")
-    finally:
-        proc.kill()
     print(f"optimal in {len(endgames) - len(wrong)} of {len(endgames)}; wrong: {wrong}")
     assert not wrong
 
