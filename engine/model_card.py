@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -127,9 +127,11 @@ class ModelCard:
     opset: int
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
-    #: Size in bytes and SHA-256 of the ONNX file this card describes.
-    onnx_bytes: int
-    onnx_sha256: str
+    #: Size in bytes and SHA-256 of the ONNX file this card describes; a card being made for a
+    #: new file leaves them out and takes them from its bytes (`describing`). `from_dict` (so
+    #: `load`) refuses a card without them.
+    onnx_bytes: int = 0
+    onnx_sha256: str = ""
     #: The training record (command, config, board sizes, generations, wall time, hardware).
     training: Mapping[str, Any] = field(default_factory=dict)
     #: Measured strength (opponents, Elo, match records), filled in by the match runner.
@@ -205,6 +207,12 @@ class ModelCard:
             return cls.from_dict(data)
         except ModelCardError as exc:
             raise ModelCardError(f"model card {path}: {exc}") from None
+
+    def describing(self, data: bytes) -> ModelCard:
+        """This card with the size and SHA-256 of the ONNX bytes `data` (what `check_contents`
+        checks), every other field kept: how a new or rewritten file gets a card the engine
+        accepts."""
+        return replace(self, onnx_bytes=len(data), onnx_sha256=file_digest(data))
 
     def check_contents(self, data: bytes) -> None:
         """Raise ModelCardError unless `data` are the bytes of the ONNX file this card describes."""

@@ -39,15 +39,15 @@ import torch
 from onnx import numpy_helper
 from torch import Tensor
 
-from saz.engine.evaluator import Evaluator, ModelError
-from saz.engine.model_card import ModelCard, ModelCardError, card_path, file_digest
+from saz.engine.evaluator import ModelError
+from saz.engine.model_card import ModelCard, ModelCardError, card_path
 from saz.tools.train.checkpoint import (
     Checkpoint,
     CheckpointError,
     load_checkpoint,
     save_checkpoint,
 )
-from saz.tools.train.export import staged_model
+from saz.tools.train.export import write_model
 
 
 def average_checkpoints(checkpoints: Sequence[Checkpoint],
@@ -114,15 +114,9 @@ def average_models(paths: Sequence[Path], out: Path) -> ModelCard:
         else:
             raise ModelCardError(f"cannot average {initializer.name}: integer constants differ")
         initializer.CopyFrom(numpy_helper.from_array(mean, initializer.name))
-    data = newest.SerializeToString()
-    averaged = replace(card, onnx_bytes=len(data), onnx_sha256=file_digest(data),
-                       training={**card.training, "averaged": [str(p) for p in paths]},
+    averaged = replace(card, training={**card.training, "averaged": [str(p) for p in paths]},
                        strength={})
-    with staged_model(out) as staging:
-        staging.write_bytes(data)
-        averaged.save(card_path(staging))
-        Evaluator(staging, device="cpu")  # the engine opens it, card and all
-    return averaged
+    return write_model(out, newest.SerializeToString(), averaged)
 
 
 def _mean(arrays: Sequence[np.ndarray]) -> np.ndarray:

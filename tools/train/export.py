@@ -7,10 +7,11 @@ TorchScript exporter (opset 17) is deprecated in torch 2.13, and dynamo's optimi
 normalisation into the linear layers. Exporting costs 3 to 8 s (8 layers: 5.6-7.9 s with the
 parity check), once per trained generation.
 
-Nothing half-checked ships: the model is written beside its destination, opened through the
-engine's own `Evaluator` (card and all) and compared with the torch network at two board sizes
-(the lattice's `CHECK_SIZES`; for a moves network two sizes its game admits), with and without
-masks, before it is renamed into place.
+Nothing half-checked ships: the model is traced in a temporary folder, then written with its
+card beside its destination (`write_model`, which `saz average` and `saz optimize` write
+through too), opened through the engine's own `Evaluator` (card and all) and compared with the
+torch network at two board sizes (the lattice's `CHECK_SIZES`; for a moves network two sizes
+its game admits), with and without masks, before it is renamed into place.
 
 `BackgroundExport` runs the export in a process of its own, for a trainer whose self-play does
 not read the ONNX file (the torch runtime): the next generation need not wait for it.
@@ -24,8 +25,9 @@ import multiprocessing as mp
 import queue
 import signal
 import sys
+import tempfile
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
@@ -43,7 +45,6 @@ from saz.engine.model_card import (
     OPSET,
     ModelCard,
     card_path,
-    file_digest,
     input_names,
     output_names,
 )
@@ -116,37 +117,54 @@ def export_checkpoint(checkpoint: Checkpoint, out: str | Path, *,
     game = game_class(checkpoint.game)
     twin = export_form(net)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with staged_model(out) as staging:
-        _export_onnx(twin, staging, game)
-        data = staging.read_bytes()
-        card = ModelCard(
-            game=checkpoint.game, rules=dict(checkpoint.rules),
-            feature_version=checkpoint.feature_version,
-            feature_names=tuple(checkpoint.feature_names),
-            network={**checkpoint.config.to_dict(), "parameters": net.num_parameters()},
-            opset=_opset(staging), inputs=_inputs(twin), outputs=_outputs(net.config),
-            onnx_bytes=len(data), onnx_sha256=file_digest(data),
-            training=dict(checkpoint.training), strength=dict(strength or {}))
-        card.save(card_path(staging))
+    with tempfile.TemporaryDirectory(prefix="saz-export-") as tmp:
+        traced = Path(tmp) / out.name
+        _export_onnx(twin, traced, game)
+        data, opset = traced.read_bytes(), _opset(traced)
+    card = ModelCard(
+        game=checkpoint.game, rules=dict(checkpoint.rules),
+        feature_version=checkpoint.feature_version,
+        feature_names=tuple(checkpoint.feature_names),
+        network={**checkpoint.config.to_dict(), "parameters": net.num_parameters()},
+        opset=opset, inputs=_inputs(twin), outputs=_outputs(net.config),
+        training=dict(checkpoint.training), strength=dict(strength or {}))
+
+    def parity(staging: Path) -> None:
         worst = check_parity(net, staging)
         if worst > TOLERANCE:
             raise ExportError(f"onnxruntime and torch differ by {worst:.2e} of the output "
                               f"(> {TOLERANCE:.0e}) on the exported model; not writing {out}")
-    return card
+
+    return write_model(out, data, card, check=parity)
 
 
-@contextlib.contextmanager
-def staged_model(out: Path) -> Iterator[Path]:
-    """A path beside `out` to write a model and its card to: both are renamed into place when
-    the block ends normally, and removed whatever happens (never half a model at `out`)."""
+def _open_in_engine(model_path: Path) -> None:
+    """Open the model as the engine does, card and all (ModelError when it cannot)."""
+    Evaluator(model_path, device="cpu")
+
+
+def write_model(out: Path, data: bytes, card: ModelCard,
+                check: Callable[[Path], object] = _open_in_engine) -> ModelCard:
+    """Write the ONNX file `data` to `out` and `card` beside it (`card_path`), the card with
+    the file's size and SHA-256 (`ModelCard.describing`); returns the card written.
+
+    Every writer of a model (export, average, optimize) goes through here, so that nothing
+    half-checked ships: the pair is written beside `out` first (`NAME.staging.onnx` and its
+    card) and `check`ed there (by default opened by the engine's `Evaluator`, card and all: its
+    ModelError propagates); only then are both renamed into place. Whatever happens, the staged
+    files are removed: `out` never holds half a model, nor one its card does not describe."""
+    card = card.describing(data)
     staging = out.with_name(out.stem + ".staging.onnx")
     try:
-        yield staging
+        staging.write_bytes(data)
+        card.save(card_path(staging))
+        check(staging)
         staging.replace(out)
         card_path(staging).replace(card_path(out))
     finally:
         staging.unlink(missing_ok=True)
         card_path(staging).unlink(missing_ok=True)
+    return card
 
 
 def check_parity(net: Network, model_path: Path, *, seed: int = 0) -> float:

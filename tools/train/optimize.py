@@ -41,8 +41,8 @@ from onnx import helper
 
 from saz.engine.evaluator import Evaluator, ModelError
 from saz.engine.games import Game, game_class
-from saz.engine.model_card import ModelCard, ModelCardError, card_path, file_digest
-from saz.tools.train.export import staged_model
+from saz.engine.model_card import ModelCard, ModelCardError, card_path
+from saz.tools.train.export import write_model
 
 Int8Scope = Literal["none", "fc", "all"]
 #: The initializer-name prefixes of the fully connected layers after the graph layers (the
@@ -247,16 +247,10 @@ def optimize_model(source: Path, out: Path, *, int8: Int8Scope = "none",
         model = quantize_int8(model, int8, per_channel=per_channel)
     if sum_adds:
         model = sum_gathers(model)
-    written = model.SerializeToString()
     done = {"from_sha256": card.onnx_sha256, "int8": int8,
             "per_channel": per_channel if int8 != "none" else None, "sum_gathers": sum_adds}
-    optimized = replace(card, onnx_bytes=len(written), onnx_sha256=file_digest(written),
-                        training={**card.training, "optimized": done}, strength={})
-    with staged_model(out) as staging:
-        staging.write_bytes(written)
-        optimized.save(card_path(staging))
-        Evaluator(staging, device="cpu")  # the engine opens it, card and all
-    return optimized
+    optimized = replace(card, training={**card.training, "optimized": done}, strength={})
+    return write_model(out, model.SerializeToString(), optimized)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
