@@ -56,6 +56,7 @@ from saz.tools.bench import selfplay as bench_selfplay
 from saz.tools.bench import solve as bench_solve
 from saz.tools.bench import threats as bench_threats
 from saz.tools.bench import variants as bench_variants
+from saz.tools.bench.timing import call_times, warm_up
 from saz.tools.train.export import export_random_network
 from saz.tools.train.model import NetConfig, PolicyValueNet, collate
 
@@ -95,17 +96,12 @@ def measure(fn: Callable[[], object], *, min_seconds: float, min_runs: int = 5,
     `cpu_time` times this process's CPU seconds instead of wall time: what a single-threaded
     `fn` costs while other processes take turns on the cores (no retries needed then)."""
     clock = time.process_time if cpu_time else time.perf_counter
-    for _ in range(3):
-        fn()
+    warm_up(fn)
     best: Timing | None = None
     for _ in range(attempts):
         other_start = other_cpu_seconds()
-        times: list[float] = []
-        start, wall_start = clock(), time.perf_counter()
-        while len(times) < min_runs or clock() - start < min_seconds:
-            t = clock()
-            fn()
-            times.append(clock() - t)
+        wall_start = time.perf_counter()
+        times = call_times(fn, min_seconds=min_seconds, min_runs=min_runs, clock=clock)
         wall = time.perf_counter() - wall_start
         other_end = other_cpu_seconds()
         load = None if other_start is None or other_end is None or cpu_time else \

@@ -36,7 +36,8 @@ from saz.engine import evaluator as evaluator_module
 from saz.engine.evaluator import Evaluator
 from saz.engine.games import game_class
 from saz.engine.graph import GraphLayout, encode, layout
-from saz.engine.model_card import OUTPUT_NAMES, ModelCard, card_path, file_digest
+from saz.engine.model_card import OUTPUT_NAMES, ModelCard, card_path
+from saz.tools.bench.timing import median_call
 from saz.tools.train.optimize import (
     Agreement,
     Int8Scope,
@@ -153,9 +154,7 @@ def variant_model(variant: Variant, source: Path, folder: Path) -> Path:
         options.graph_optimization_level = _LEVEL.ORT_ENABLE_ALL
         options.optimized_model_filepath = str(out)
         ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
-        data = out.read_bytes()
-        card = ModelCard.load(card_path(source))
-        replace(card, onnx_bytes=len(data), onnx_sha256=file_digest(data)).save(card_path(out))
+        ModelCard.load(card_path(source)).describing(out.read_bytes()).save(card_path(out))
         return out
     optimize_model(source, out, int8=variant.int8, sum_adds=variant.sum_gathers)
     return out
@@ -242,20 +241,6 @@ def _chunked(evaluator: Evaluator, x: np.ndarray, lay: GraphLayout,
     """`Evaluator.run` on `x` in calls of `step` positions, the answers joined."""
     parts = [evaluator.run(x[i:i + step], lay) for i in range(0, len(x), step)]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-
-def median_call(fn: Callable[[], object], seconds: float, min_runs: int = 5) -> float:
-    """The median wall time of `fn()` over at least `min_runs` calls and `seconds`, after three
-    calls of warm-up."""
-    for _ in range(3):
-        fn()
-    times: list[float] = []
-    start = time.perf_counter()
-    while len(times) < min_runs or time.perf_counter() - start < seconds:
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 # -- the benchmark --------------------------------------------------------------------------------
