@@ -678,21 +678,28 @@ class GoPosition final : public Position {
     return true;
   }
 
+  // Whether one of `moves` that the side to move may play makes `holds()` true, each read from
+  // the position after it and taken back: one ply of the ladder reader's search.
+  template <class Holds>
+  bool ladder_some(BB moves, int& budget, Holds&& holds) {
+    for (BB rest = moves; rest.any();) {
+      const int p = rest.lowest();
+      rest.reset(p);
+      if (!ladder_step(p, budget)) continue;
+      const bool yes = holds();
+      undo();
+      if (yes) return true;
+    }
+    return false;
+  }
+
   // The attacker (the opponent of the chain on `stone`) to move: whether its ataris take it.
   bool ladder_takes(int stone, int& budget) {
     const BB libs = libs_[root_[stone]];
     const int count = libs.count();
     if (count <= 1) return true;
     if (count >= 3 || budget <= 0) return false;
-    for (BB rest = libs; rest.any();) {
-      const int p = rest.lowest();
-      rest.reset(p);
-      if (!ladder_step(p, budget)) continue;
-      const bool taken = !ladder_escapes(stone, budget);
-      undo();
-      if (taken) return true;
-    }
-    return false;
+    return ladder_some(libs, budget, [&] { return !ladder_escapes(stone, budget); });
   }
 
   // The chain on `stone` to move, in atari: whether it gets out by running (its liberty) or by
@@ -707,15 +714,7 @@ class GoPosition final : public Position {
       if (color_[r] == attacker && libs_[r].count() == 1 && (stones_[r] & around).any())
         moves |= libs_[r];
     });
-    for (BB rest = moves; rest.any();) {
-      const int p = rest.lowest();
-      rest.reset(p);
-      if (!ladder_step(p, budget)) continue;
-      const bool out = !ladder_takes(stone, budget);
-      undo();
-      if (out) return true;
-    }
-    return false;
+    return ladder_some(moves, budget, [&] { return !ladder_takes(stone, budget); });
   }
 
   // The ladder planes' sets (see encode): into `laddered` the stones of every chain with one or
