@@ -11,10 +11,11 @@ in one line, never a traceback from onnxruntime.
 is the convenience on top (positions in, priors over each position's legal moves out). `run_heads`
 adds the auxiliary heads' outputs (ownership, score, win/draw/loss) for the networks that have
 them, and `run_aux` the first two; the analysis, the scoring and UCI's `wdl` read those, the
-search itself does not. Every input the network declares besides `x`, `groups` and `mask` is a
-table of the board's graph layout (`GraphLayout.tables`: the lattice's `nbr` and `hub`, chess's
-`promo` too), fed by name; a network of a game with groups (Go's chains) may also declare
-`groups`, which is computed from each batch it runs (`GraphLayout.group_table`).
+search itself does not. Every input the network declares besides `x`, `group_members` and
+`mask` is a table of the board's graph layout (`GraphLayout.tables`: the lattice's `nbr` and
+`hub`, chess's `promo` too), fed by name; a network of a game with groups (Go's chains) may also
+declare `group_members`, which the core computes from each batch it runs
+(`GraphLayout.group_members`). A file of the retired dense form (input `groups`) is refused.
 
 Never imports torch: an engine launched by a GUI must be ready in a fraction of a second.
 """
@@ -34,7 +35,8 @@ from saz.engine.games.errors import UnsupportedRuleError
 from saz.engine.graph import GraphLayout, encode, layout, layout_of, move_priors
 from saz.engine.model_card import (
     BATCH_INPUTS,
-    GROUPS_INPUT,
+    DENSE_GROUPS_INPUT,
+    GROUP_MEMBERS_INPUT,
     OPSET,
     OUTPUT_NAMES,
     VALID_OUTPUTS,
@@ -102,8 +104,8 @@ class Evaluator:
         self.card = self._load_card(game)
         self._game_cls = self._check_card()
         self.game_name: str = self.card.game
-        #: Whether the network pools over the position's groups (its input `groups`).
-        self.uses_groups: bool = GROUPS_INPUT in self.card.inputs
+        #: Whether the network pools over the position's groups (its input `group_members`).
+        self.uses_groups: bool = GROUP_MEMBERS_INPUT in self.card.inputs
         #: The planes a batch carries (the game's); the network reads the first `num_features`
         #: of them (fewer for a network trained before the game appended planes).
         self.input_features: int = self._game_cls.num_features()
@@ -154,11 +156,16 @@ class Evaluator:
                              f"engine encodes {list(cls.feature_names)}")
         if card.opset != OPSET:
             raise self._fail(f"ONNX opset {card.opset}; this engine runs opset {OPSET} models")
-        groups = GROUPS_INPUT in card.inputs
+        if DENSE_GROUPS_INPUT in card.inputs:
+            raise self._fail(f"its card states the input {DENSE_GROUPS_INPUT!r}, the dense group "
+                             f"table of an older export; this engine feeds each point's groups "
+                             f"as {GROUP_MEMBERS_INPUT!r} [B, P, K] int32: export the network "
+                             f"again from its checkpoint (saz export CHECKPOINT --out MODEL.onnx)")
+        groups = GROUP_MEMBERS_INPUT in card.inputs
         if groups and not cls.group_roles:
-            raise self._fail(f"its card states the input {GROUPS_INPUT!r}, but {card.game} has "
-                             f"no groups: a network of a game without group_roles cannot pool "
-                             f"over them")
+            raise self._fail(f"its card states the input {GROUP_MEMBERS_INPUT!r}, but "
+                             f"{card.game} has no groups: a network of a game without "
+                             f"group_roles cannot pool over them")
         wanted = game_inputs(cls, groups=groups)
         if (len(set(card.inputs)) != len(card.inputs) or set(card.inputs) != set(wanted)
                 or card.outputs not in VALID_OUTPUTS):
@@ -208,12 +215,12 @@ class Evaluator:
             raise self._fail(f"the network takes {width} features per node, its card names "
                              f"{self.num_features}")
         if self.uses_groups:
-            shape = list(next(i for i in inputs if i.name == GROUPS_INPUT).shape or [])
-            roles = len(self._game_cls.group_roles)
-            if len(shape) != 4 or (isinstance(shape[1], int) and shape[1] != roles):
-                raise self._fail(f"the network's {GROUPS_INPUT} input has shape {shape}; "
-                                 f"{self.game_name}'s is [B, {roles}, G, N] (its roles "
-                                 f"{', '.join(self._game_cls.group_roles)})")
+            members = next(i for i in inputs if i.name == GROUP_MEMBERS_INPUT)
+            shape = list(members.shape or [])
+            if len(shape) != 3 or members.type != "tensor(int32)":
+                raise self._fail(f"the network's {GROUP_MEMBERS_INPUT} input is {members.type} "
+                                 f"of shape {shape}; the engine feeds int32 [B, P, K] (each "
+                                 f"point's entries slot * roles + role, -1 padding)")
 
     def set_threads(self, threads: int | None) -> None:
         """Run with `threads` intra-op threads from now on (None: the default), reopening the
@@ -279,7 +286,7 @@ class Evaluator:
             mask = np.ascontiguousarray(mask, dtype=np.float32)
         feed = {"x": np.ascontiguousarray(x, dtype=np.float32), "mask": mask}
         if self.uses_groups:
-            feed[GROUPS_INPUT] = group_input(feed["x"], layout, self._game_cls)
+            feed[GROUP_MEMBERS_INPUT] = group_input(feed["x"], layout, self._game_cls)
         for name in self._tables:
             try:
                 feed[name] = layout.tables[name]
@@ -367,22 +374,22 @@ def _joined(parts: Sequence[Heads]) -> Heads:
 
 
 def group_input(x: np.ndarray, lay: GraphLayout, game: type[Game]) -> np.ndarray:
-    """The `groups` input of a network of `game` for the batch `x` (C-contiguous float32) on
-    `lay`'s board: `lay.group_table(x)` where the layout knows the groups, else that of the
-    game's layout of the same size (a window cut to a smaller board, `mcts.crop`, comes with
-    the plain lattice's)."""
+    """The `group_members` input of a network of `game` for the batch `x` (C-contiguous
+    float32) on `lay`'s board: `lay.group_members(x)` where the layout knows the groups, else
+    that of the game's layout of the same size (a window cut to a smaller board, `mcts.crop`,
+    comes with the plain lattice's). The core's array goes to onnxruntime as it is."""
     grouped = lay if lay.group_roles else layout(lay.width, lay.height, game)
-    return grouped.group_table(x)
+    return grouped.group_members(x)
 
 
 def game_inputs(game: type[Game], groups: bool = False) -> tuple[str, ...]:
     """The ONNX inputs a network of `game` takes (`model_card.input_names`): x, the tables of
-    its graph (`Game.graph_tables`, the same names on every board size), `groups` for a network
-    that pools over the game's groups (`groups`; ValueError for a game without
+    its graph (`Game.graph_tables`, the same names on every board size), `group_members` for a
+    network that pools over the game's groups (`groups`; ValueError for a game without
     `Game.group_roles`), mask."""
     if groups and not game.group_roles:
         raise ValueError(f"{game.name} has no groups (its group_roles are empty): its networks "
-                         f"take no {GROUPS_INPUT!r} input")
+                         f"take no {GROUP_MEMBERS_INPUT!r} input")
     size = game.info.default_size
     return input_names(tuple(layout(size, size, game).tables), groups=groups)
 

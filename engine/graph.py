@@ -15,9 +15,9 @@ and jumps, `games/chess_graph.py`); the others have the lattice:
   its aggregate is `hub @ h`.
 
 A game with groups (`Game.group_roles`: Go's chains) gets a lattice layout of its own that also
-knows them: per position, computed from the batch's features (`group_members`, `group_table`:
-the dense `groups [B, R, G, N]` input of a network that pools over them). The games without
-share one lattice layout per size.
+knows them: per position, computed from the batch's features (`group_members`: each point's
+groups, `[B, P, K]` int32, the `group_members` input of a network that pools over them). The
+games without share one lattice layout per size.
 
 Layouts are built once per (game's tables, size) and cached; all arrays are read-only. The way
 back, from the network's policy to priors over moves, is `move_priors` at the game's policy
@@ -110,15 +110,9 @@ class GraphLayout:
     def group_members(self, x: np.ndarray) -> np.ndarray:
         """The groups of each position of the batch `x [B, num_nodes, F]` (float32): `[B,
         num_points, K]` int32, each point's entries `slot * group_roles + role`, ascending,
-        padded with -1 (`Game.group_members`). ValueError where the layout has no groups."""
+        padded with -1 (`Game.group_members`): the network's `group_members` input as it is.
+        ValueError where the layout has no groups."""
         return self._group_game().group_members(self._batch(x), self.width, self.height)
-
-    def group_table(self, x: np.ndarray) -> np.ndarray:
-        """The groups of the batch `x [B, num_nodes, F]` as the network's dense `groups`
-        input: `[B, R, G, num_nodes]` float32, 1 where the node is a role-r member of group g
-        (R = `group_roles`, G = the most groups a position of the batch has, at least 1); the
-        extra node is in no group, and a position's slots past its own groups are all zero."""
-        return members_table(self.group_members(x), self.group_roles, self.num_nodes)
 
     def _group_game(self) -> type[Game]:
         if self._grouped is None:
@@ -169,25 +163,6 @@ def _of_game(game: type[Game], width: int, height: int) -> GraphLayout:
     if tables is None and grouped is None:
         return _lattice(width, height)
     return GraphLayout(width, height, tables, grouped)
-
-
-def members_table(members: np.ndarray, roles: int, nodes: int) -> np.ndarray:
-    """The dense `[B, roles, G, nodes]` float32 0/1 table of group memberships `members [B, P,
-    K]` (entries `slot * roles + role`, -1 padding; P < nodes, so the last nodes are in no
-    group); G = the most slots a row uses, at least 1. Vectorised: one scatter of ones (the
-    zeroing of the dense table is most of its cost: 19x19, 16 rows of ~100 chains, 4.5 MB)."""
-    if members.ndim != 3 or members.shape[1] >= nodes or roles < 1:
-        raise ValueError(f"members of shape {members.shape} with {roles} roles do not fit "
-                         f"{nodes} nodes")
-    rows, points, k = members.shape
-    flat = members.reshape(-1)
-    at = np.flatnonzero(flat >= 0)  # flat positions (row, point, k) of the entries
-    slot, role = np.divmod(flat[at].astype(np.int64), roles)
-    groups = int(slot.max()) + 1 if at.size else 1
-    b, rest = np.divmod(at, points * k)
-    table = np.zeros((rows, roles, groups, nodes), np.float32)
-    table.reshape(-1)[((b * roles + role) * groups + slot) * nodes + rest // k] = 1.0
-    return table
 
 
 def _check_tables(tables: Mapping[str, np.ndarray], points: int) -> None:

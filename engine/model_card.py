@@ -27,12 +27,16 @@ from typing import Any
 #: underpromotion family.
 INPUT_NAMES: tuple[str, ...] = ("x", "nbr", "hub", "mask")
 #: The optional input of a network that pools over the position's groups (a game with
-#: `Game.group_roles`: Go's chains), between the tables and mask: groups [B, R, G, N] float32,
-#: 1 where node n is a role-r member of group g (`GraphLayout.group_table`; R the game's roles,
-#: G the batch's most groups, the extra node in none). B, G and N are dynamic.
-GROUPS_INPUT = "groups"
+#: `Game.group_roles`: Go's chains), between the tables and mask: group_members [B, N-1, K]
+#: int32, each point's groups as entries `slot * R + role` (R the game's roles, slots 0..G-1
+#: per position), ascending, padded with -1 (`GraphLayout.group_members`; the extra node is in
+#: none). B and N are dynamic, K is the game's (Go's 4).
+GROUP_MEMBERS_INPUT = "group_members"
+#: The input of the retired dense form, `groups [B, R, G, N]` float32 0/1: the engine refuses a
+#: model that declares it (it must be exported again from its checkpoint) instead of guessing.
+DENSE_GROUPS_INPUT = "groups"
 #: The inputs that are not graph tables: the batch's features, its groups and its mask.
-BATCH_INPUTS: tuple[str, ...] = ("x", GROUPS_INPUT, "mask")
+BATCH_INPUTS: tuple[str, ...] = ("x", GROUP_MEMBERS_INPUT, "mask")
 #: ONNX outputs every model has: log_policy [B, policy_size] float32 (`Game.policy_size`: the
 #: nodes in the lattice games, the extra node's entry being pass; chess's from-to pairs and
 #: underpromotions); value [B] in [-1, 1], the side to move's (W - L with a wdl head).
@@ -47,9 +51,9 @@ AUX_OUTPUT_NAMES: tuple[str, ...] = ("ownership", "score", "wdl")
 def input_names(tables: Sequence[str] = ("nbr", "hub"), groups: bool = False
                 ) -> tuple[str, ...]:
     """The inputs of a model of a game whose graph has `tables` (`GraphLayout.tables`, in
-    order): x, the tables, `groups` where the network pools over groups, mask. The default is
-    the lattice games' `INPUT_NAMES`."""
-    return ("x", *tables, *((GROUPS_INPUT,) if groups else ()), "mask")
+    order): x, the tables, `group_members` where the network pools over groups, mask. The
+    default is the lattice games' `INPUT_NAMES`."""
+    return ("x", *tables, *((GROUP_MEMBERS_INPUT,) if groups else ()), "mask")
 
 
 def output_names(*, ownership: bool, score: bool, wdl: bool = False) -> tuple[str, ...]:

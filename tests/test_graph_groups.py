@@ -1,5 +1,6 @@
-"""Per-position groups on the engine side: Go's chains as `GraphLayout.group_table`, the model
-contract's optional `groups` input, and the evaluator feeding it (issue 65)."""
+"""Per-position groups on the engine side: Go's chains as `GraphLayout.group_members`, the model
+contract's optional `group_members` input, the evaluator feeding it, and the refusal of a file of
+the retired dense form (`groups [B, R, G, N]`) (issue 65)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,9 +12,10 @@ from saz.engine.evaluator import Evaluator, ModelError, default_model_path, game
 from saz.engine.games.base import Game
 from saz.engine.games.go import Go
 from saz.engine.games.gomoku import Gomoku
-from saz.engine.graph import encode, layout, layout_of, members_table
+from saz.engine.graph import encode, layout, layout_of
 from saz.engine.model_card import (
-    GROUPS_INPUT,
+    DENSE_GROUPS_INPUT,
+    GROUP_MEMBERS_INPUT,
     INPUT_NAMES,
     OPSET,
     ModelCard,
@@ -49,6 +51,18 @@ def _table(a_stones: list[int], a_libs: list[int], b_stones: list[int], b_libs: 
     return table
 
 
+def _dense(members: np.ndarray, roles: int = 2) -> np.ndarray:
+    """The memberships `members [B, P, K]` as a dense `[B, roles, G, P + 1]` 0/1 table (G the
+    batch's most slots, at least 1; the extra node in none): what the checks below read."""
+    rows, points, _ = members.shape
+    groups = max(int(members.max()) // roles + 1, 1)
+    table = np.zeros((rows, roles, groups, points + 1), np.float32)
+    for b, p, k in zip(*np.nonzero(members >= 0), strict=True):
+        slot, role = divmod(int(members[b, p, k]), roles)
+        table[b, role, slot, p] = 1.0
+    return table
+
+
 def test_go_has_groups_and_other_games_do_not() -> None:
     assert Go.group_roles == ("stones", "liberties")
     assert Gomoku.group_roles == ()
@@ -65,7 +79,7 @@ def test_go_layouts_know_their_groups_the_others_share_the_lattice() -> None:
     for name in ("nbr", "hub"):
         np.testing.assert_array_equal(go.tables[name], lat.tables[name])
     with pytest.raises(ValueError, match="has no groups"):
-        lat.group_table(_x(Go(9)))
+        lat.group_members(_x(Go(9)))
 
 
 def test_group_members_of_a_hand_made_position() -> None:
@@ -84,23 +98,23 @@ def test_group_members_of_a_hand_made_position() -> None:
         assert list(kept) == sorted(kept) and (row[len(kept):] == -1).all()
 
 
-def test_group_table_of_a_chain_its_liberties_and_a_shared_one() -> None:
+def test_group_members_of_a_chain_its_liberties_and_a_shared_one() -> None:
     game = Go.from_diagram(DIAGRAM)
     lay = layout_of(game)
-    table = lay.group_table(_x(game))
+    table = _dense(lay.group_members(_x(game)))
     assert table.dtype == np.float32 and table.shape == (1, 2, 2, 26)
     np.testing.assert_array_equal(table[0], _table(CHAIN_A, LIBS_A, CHAIN_B, LIBS_B, 26))
     assert (table[..., 25] == 0).all()  # the extra node is in no group
     # White to move: the same chains (numbered by their lowest point), the roles unchanged.
     white = Go.from_diagram(DIAGRAM, to_move=-1)
-    np.testing.assert_array_equal(lay.group_table(_x(white)), table)
+    np.testing.assert_array_equal(lay.group_members(_x(white)), lay.group_members(_x(game)))
 
 
-def test_group_table_takes_the_batchs_most_groups_and_pads_the_others() -> None:
+def test_group_members_number_each_positions_groups_from_zero() -> None:
     one = Go.from_diagram(". X . . .\n" + ". . . . .\n" * 4)
     two = Go.from_diagram(DIAGRAM)
     empty = Go(5)
-    table = layout_of(two).group_table(_x(one, two, empty))
+    table = _dense(layout_of(two).group_members(_x(one, two, empty)))
     assert table.shape == (3, 2, 2, 26)
     assert table[0, 0, 0, 1] == 1 and sorted(np.flatnonzero(table[0, 1, 0])) == [0, 2, 6]
     assert not table[0, :, 1].any()  # a slot past the position's own groups
@@ -108,15 +122,14 @@ def test_group_table_takes_the_batchs_most_groups_and_pads_the_others() -> None:
     assert not table[2].any()
 
 
-def test_an_empty_board_has_one_all_zero_group() -> None:
-    lay = layout(9, 9, Go)
-    table = lay.group_table(_x(Go(9), Go(9)))
-    assert table.shape == (2, 2, 1, 82) and not table.any()
+def test_an_empty_board_has_no_groups() -> None:
+    members = layout(9, 9, Go).group_members(_x(Go(9), Go(9)))
+    assert members.shape == (2, 81, 4) and (members == -1).all()
 
 
-def test_group_table_of_a_random_19x19_batch_against_the_chains() -> None:
+def test_group_members_of_a_random_19x19_batch_against_the_chains() -> None:
     """Every stone is in exactly its chain's role 0, every empty point a liberty of each
-    adjacent chain, and the table is what `members_table` scatters."""
+    adjacent chain."""
     rng = np.random.default_rng(1)
     games = []
     for plies in (40, 120, 200):
@@ -125,7 +138,7 @@ def test_group_table_of_a_random_19x19_batch_against_the_chains() -> None:
         games.append(game)
     x = _x(*games)
     lay = layout(19, 19, Go)
-    table = lay.group_table(x)
+    table = _dense(lay.group_members(x))
     stones = x[:, :-1, 0] + x[:, :-1, 1] > 0.5
     np.testing.assert_array_equal(table[:, 0].sum(axis=1)[:, :-1], stones)
     np.testing.assert_array_equal(table[:, 1].sum(axis=1)[:, :-1] > 0, ~stones & _beside(stones))
@@ -134,7 +147,6 @@ def test_group_table_of_a_random_19x19_batch_against_the_chains() -> None:
             members = np.flatnonzero(table[b, 0, slot])
             if members.size:
                 assert table[b, 1, slot].sum() == game.liberties(int(members[0]))
-    np.testing.assert_array_equal(members_table(lay.group_members(x), 2, 362), table)
 
 
 def _beside(stones: np.ndarray) -> np.ndarray:
@@ -148,45 +160,57 @@ def _beside(stones: np.ndarray) -> np.ndarray:
     return near.reshape(-1, 361)
 
 
-def test_members_table_scatters_ones_and_checks_its_shape() -> None:
-    members = np.array([[[0, 3, -1], [1, -1, -1]], [[-1, -1, -1], [5, -1, -1]]], np.int32)
-    table = members_table(members, 2, 3)
-    assert table.shape == (2, 2, 3, 3)
-    assert table[0, 0, 0, 0] == table[0, 1, 1, 0] == table[0, 1, 0, 1] == table[1, 1, 2, 1] == 1
-    assert table.sum() == 4
-    with pytest.raises(ValueError, match="do not fit"):
-        members_table(members, 2, 2)
-
-
 # -- the contract and the evaluator -----------------------------------------------------------
 def test_input_names_and_game_inputs_with_groups() -> None:
     assert input_names() == INPUT_NAMES == game_inputs(Go)
-    assert input_names(groups=True) == ("x", "nbr", "hub", GROUPS_INPUT, "mask")
-    assert game_inputs(Go, groups=True) == ("x", "nbr", "hub", "groups", "mask")
+    assert input_names(groups=True) == ("x", "nbr", "hub", GROUP_MEMBERS_INPUT, "mask")
+    assert game_inputs(Go, groups=True) == ("x", "nbr", "hub", "group_members", "mask")
     with pytest.raises(ValueError, match="gomoku has no groups"):
         game_inputs(Gomoku, groups=True)
 
 
-def write_groups_network(path: Path, game: type[Game], roles: int = 2) -> Path:
-    """A network declaring x, nbr, hub, groups, mask whose log_policy is each node's number of
-    group memberships (`groups` summed over roles and groups) and whose value is the batch
-    row's total: what it was fed, readable from its outputs."""
+def write_groups_network(path: Path, game: type[Game], *, dense: bool = False,
+                         members_type: int = 6, rank: int = 3) -> Path:
+    """A network declaring x, nbr, hub, group_members, mask whose log_policy is each node's
+    number of group memberships (the members' entries counted per point, 0 for the extra node)
+    and whose value is the batch row's total: what it was fed, readable from its outputs.
+    `members_type` (an onnx TensorProto type, int32 = 6) and `rank` declare the members input
+    otherwise than the engine feeds it; `dense`: the retired dense form instead, whose card and
+    graph name the input `groups [B, 2, G, N]` float32 (log_policy its sum over roles and
+    groups), as an export before the group members wrote it."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     f = game.num_features()
+    if dense:
+        groups = helper.make_tensor_value_info(DENSE_GROUPS_INPUT, TensorProto.FLOAT,
+                                               ["B", 2, "G", "N"])
+        counted = [helper.make_node("ReduceSum", [DENSE_GROUPS_INPUT, "ax12"], ["per_node"],
+                                    keepdims=0)]
+    else:
+        shape: list[str | int] = ["B", "P", 4, 1][:rank]
+        groups = helper.make_tensor_value_info(GROUP_MEMBERS_INPUT, members_type, shape)
+        counted = [
+            helper.make_node("Cast", [GROUP_MEMBERS_INPUT], ["members"], to=TensorProto.INT32),
+            helper.make_node("GreaterOrEqual", ["members", "zero_i"], ["entry"]),
+            helper.make_node("Cast", ["entry"], ["entry_f"], to=TensorProto.FLOAT),
+            helper.make_node("ReduceSum", ["entry_f", "ax_entries"], ["per_point"], keepdims=0),
+            helper.make_node("Pad", ["per_point", "pad_extra"], ["per_node"]),
+        ]
     declared = [
         helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", "N", f]),
         helper.make_tensor_value_info("nbr", TensorProto.INT64, ["P", 5]),
         helper.make_tensor_value_info("hub", TensorProto.FLOAT, [1, "N"]),
-        helper.make_tensor_value_info(GROUPS_INPUT, TensorProto.FLOAT, ["B", roles, "G", "N"]),
+        groups,
         helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["B", "N"]),
     ]
-    constants = [numpy_helper.from_array(np.array(a, np.int64), name)
-                 for name, a in (("ax12", [1, 2]), ("ax1", [1]), ("ax2", [2]))]
+    constants = [numpy_helper.from_array(np.array(list(a), np.int64), name)
+                 for name, a in (("ax12", [1, 2]), ("ax1", [1]), ("ax2", [2]),
+                                 ("pad_extra", [0, 0, 0, 1]), ("ax_entries", range(2, rank)))]
     constants.append(numpy_helper.from_array(np.float32(0.0), "zero"))
+    constants.append(numpy_helper.from_array(np.int32(0), "zero_i"))
     nodes = [
-        helper.make_node("ReduceSum", [GROUPS_INPUT, "ax12"], ["per_node"], keepdims=0),
+        *counted,
         # x, the mask and the tables read (times zero) so that every input is used.
         helper.make_node("ReduceSum", ["x", "ax2"], ["x_n"], keepdims=0),
         helper.make_node("Cast", ["nbr"], ["nbr_f"], to=TensorProto.FLOAT),
@@ -205,9 +229,10 @@ def write_groups_network(path: Path, game: type[Game], roles: int = 2) -> Path:
     onnx.checker.check_model(model)
     data = model.SerializeToString()
     path.write_bytes(data)
+    inputs = tuple(i.name for i in declared)
     ModelCard(game=game.name, rules={}, feature_version=game.feature_version,
               feature_names=game.feature_names, network={"hidden": 0, "fake": True},
-              opset=OPSET, inputs=input_names(groups=True), outputs=("log_policy", "value"),
+              opset=OPSET, inputs=inputs, outputs=("log_policy", "value"),
               onnx_bytes=len(data), onnx_sha256=file_digest(data)).save(card_path(path))
     return path
 
@@ -219,7 +244,7 @@ def test_the_evaluator_feeds_groups_to_a_network_that_declares_them(tmp_path: Pa
     x = _x(*games)
     lay = layout_of(games[0])
     log_policy, value = evaluator.run(x, lay)
-    expected = lay.group_table(x).sum(axis=(1, 2))
+    expected = _dense(lay.group_members(x)).sum(axis=(1, 2))
     np.testing.assert_array_equal(log_policy, expected)
     assert log_policy[0, 7] == 2 and log_policy[0, 1] == 1 and log_policy[0, 25] == 0
     np.testing.assert_array_equal(value, [15, 0])  # 3 + 2 stones, 5 + 5 liberty entries
@@ -236,21 +261,44 @@ def test_a_groups_network_of_a_game_without_groups_is_refused(tmp_path: Path) ->
         Evaluator(write_groups_network(tmp_path / "g.onnx", Gomoku), device="cpu")
 
 
-def test_a_groups_input_of_the_wrong_roles_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match=r"groups input has shape \['B', 3, 'G', 'N'\]"):
-        Evaluator(write_groups_network(tmp_path / "g.onnx", Go, roles=3), device="cpu")
+@pytest.mark.parametrize(("members_type", "rank", "shown"), [
+    (7, 3, r"tensor\(int64\) of shape \['B', 'P', 4\]"),
+    (6, 4, r"tensor\(int32\) of shape \['B', 'P', 4, 1\]"),
+])
+def test_a_group_members_input_of_another_type_or_rank_is_refused(
+        tmp_path: Path, members_type: int, rank: int, shown: str) -> None:
+    path = write_groups_network(tmp_path / "g.onnx", Go, members_type=members_type, rank=rank)
+    with pytest.raises(ModelError, match=f"group_members input is {shown}; the engine feeds "
+                                         r"int32 \[B, P, K\]"):
+        Evaluator(path, device="cpu")
+
+
+def test_a_file_of_the_dense_group_table_is_refused_and_told_to_re_export(
+        tmp_path: Path) -> None:
+    """A network exported before the group members (its card and graph name the dense
+    `groups [B, R, G, N]` input) is refused by name, never fed the members in its place."""
+    path = write_groups_network(tmp_path / "old.onnx", Go, dense=True)
+    assert DENSE_GROUPS_INPUT in ModelCard.load(card_path(path)).inputs
+    with pytest.raises(ModelError) as refused:
+        Evaluator(path, device="cpu")
+    message = str(refused.value)
+    assert message.startswith(f"{path}: its card states the input 'groups', the dense group "
+                              "table of an older export")
+    assert "'group_members'" in message and "export the network again from its checkpoint" \
+        in message and "saz export" in message
 
 
 def test_the_shipped_go_model_takes_no_groups_and_still_plays() -> None:
     evaluator = Evaluator(default_model_path("go"), device="cpu", threads=1)
-    assert not evaluator.uses_groups and GROUPS_INPUT not in evaluator.card.inputs
+    assert not evaluator.uses_groups
+    assert not {GROUP_MEMBERS_INPUT, DENSE_GROUPS_INPUT} & set(evaluator.card.inputs)
     game = Go.from_diagram(DIAGRAM)
     priors, values = evaluator.evaluate([game, Go(5)])
     assert len(priors[0]) == len(game.legal_moves())
     assert abs(float(priors[1].sum()) - 1) < 1e-5 and values.shape == (2,)
 
 
-def test_the_null_network_bench_can_time_the_group_table(
+def test_the_null_network_bench_can_time_the_group_members(
         capsys: pytest.CaptureFixture[str]) -> None:
     from saz.tools.bench.cli import main
 
@@ -258,6 +306,6 @@ def test_the_null_network_bench_can_time_the_group_table(
                  "--visits", "40", "--positions", "1"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("# search with a null network taking groups: go 5x5")
-    assert "| of which inside it (the group table, if any) |" in out
+    assert "| of which inside it (the group members, if any) |" in out
     assert main(["search", "--null-network", "--groups", "--game", "gomoku", "--size", "5"]) == 1
     assert "gomoku has no groups" in capsys.readouterr().err

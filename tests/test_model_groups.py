@@ -1,6 +1,7 @@
-"""The network's groups (Go's chains): the torch-geometric pooling and the export twin's MatMuls
-compute one function, zero maps the lattice network's, the ONNX file in the engine's Evaluator
-the torch network's, and a run grows a trained lattice network its groups unchanged."""
+"""The network's groups (Go's chains): the torch-geometric pooling and the export twin's (on the
+group members, `member_incidences`) compute one function, zero maps the lattice network's, the
+ONNX file in the engine's Evaluator the torch network's, and a run grows a trained lattice
+network its groups unchanged."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -27,6 +28,7 @@ from saz.tools.train.model import (
     add_groups,
     collate,
     deepen,
+    member_incidences,
     net_config_for,
     widen_inputs,
 )
@@ -72,7 +74,7 @@ def twin(net: PolicyValueNet, x: np.ndarray, lay: GraphLayout,
     export = PolicyValueNetExport.from_net(net)
     kept = np.ones(x.shape[:2], np.float32) if masks is None else masks.astype(np.float32)
     tables = (torch.tensor(lay.nbr), torch.tensor(lay.hub))
-    groups = (torch.from_numpy(lay.group_table(x)),) if net.config.group_roles else ()
+    groups = (torch.from_numpy(lay.group_members(x)),) if net.config.group_roles else ()
     with torch.inference_mode():
         return export(torch.from_numpy(x), *tables, *groups, torch.from_numpy(kept))
 
@@ -164,6 +166,33 @@ def test_the_twin_computes_the_training_network(size: tuple[int, int]) -> None:
             owner = owner * np.concatenate([masks[:, :-1], np.ones((4, 1), bool)], axis=1)
         np.testing.assert_allclose(got[2].numpy(), owner, atol=1e-5)
         np.testing.assert_allclose(got[3].numpy(), want[3].numpy(), atol=1e-4, rtol=1e-5)
+
+
+def test_the_twin_reads_the_members_as_collate_reads_them() -> None:
+    """`member_incidences` of a batch's members are collate's incidences, up to the numbering
+    of the groups (b*G + slot: G the batch's most), and a batch without a group (empty boards)
+    has none."""
+    lay = layout(7, 5, Go)
+    x = go_positions(np.random.default_rng(6), 3, lay)
+    members = lay.group_members(x)
+    ours, num_groups = member_incidences(torch.from_numpy(members), R)
+    batch = collate(list(x), [lay] * 3, groups=True)
+    assert batch.groups is not None
+    slots = int(members.max()) // R + 1
+    assert num_groups == 3 * slots
+    node, group, role = batch.groups.numpy()
+    counts = [int(row.max()) // R + 1 for row in members]
+    renumber = np.concatenate([b * slots + np.arange(c) for b, c in enumerate(counts)])
+    want = sorted(zip(node, renumber[group], role))
+    assert sorted(map(tuple, ours.numpy().T)) == want
+    empty = np.zeros_like(x)
+    none, zero = member_incidences(torch.from_numpy(lay.group_members(empty)), R)
+    assert none.shape == (3, 0) and zero == 0
+    net = grouped_net(heads=False)
+    got = twin(net, empty, lay)
+    want_empty = pyg(net, list(empty), [lay] * 3)
+    np.testing.assert_allclose(got[0].numpy(), want_empty[0].numpy().reshape(3, -1), atol=1e-4,
+                               rtol=1e-5)
 
 
 def test_a_mixed_size_batch_gives_each_position_its_own_groups() -> None:
@@ -274,18 +303,21 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[PolicyValueNet, 
     net = grouped_net(hidden=16, layers=3)
     out = tmp_path_factory.mktemp("groups") / "go-groups.onnx"
     card = export_checkpoint(Checkpoint.of(net, Go, {}), out)
-    assert card.inputs == ("x", "nbr", "hub", "groups", "mask")
+    assert card.inputs == ("x", "nbr", "hub", "group_members", "mask")
     assert card.network["group_roles"] == R
     return net, out
 
 
-@pytest.mark.parametrize("size", [9, 13])
+@pytest.mark.parametrize("size", [9, 13, 19])
 def test_the_onnx_file_with_groups_runs_the_torch_network(exported, size: int) -> None:
+    """Through the engine's Evaluator, masked and not, with an empty board (no groups) in the
+    batch: onnxruntime's scatter-adds compute the torch-geometric network."""
     net, path = exported
     evaluator = Evaluator(path, device="cpu")
     lay = layout(size, size, Go)
     rng = np.random.default_rng(size)
     x = go_positions(rng, 5, lay)
+    x[2, :, :2] = 0.0  # an empty board among them
     for masks in (None, rng.random((5, lay.num_nodes)) < 0.7):
         log_policy, value, _, score = evaluator.run_aux(x, lay, masks)
         want = pyg(net, list(x), [lay] * 5, None if masks is None else list(masks))
@@ -367,12 +399,12 @@ def test_a_lattice_run_resumed_with_groups_computes_what_it_did(tmp_path: Path) 
     lay = layout(9, 9, Go)
     x = go_positions(np.random.default_rng(8), 4, lay)
     want = before.run(x, lay)
-    assert "groups" not in before.card.inputs
+    assert "group_members" not in before.card.inputs
 
     assert main(["--out", str(run), "--resume", "--generations", "1",
                  "--set", "network.groups=true"]) == 0
     after = Evaluator(model, device="cpu")
-    assert after.card.inputs == ("x", "nbr", "hub", "groups", "mask")
+    assert after.card.inputs == ("x", "nbr", "hub", "group_members", "mask")
     for ours, theirs in zip(after.run(x, lay), want, strict=True):
         np.testing.assert_allclose(ours, theirs, atol=1e-5)
     grown = load_checkpoint(run / "checkpoint.pt")

@@ -18,8 +18,9 @@ exported to a temporary folder: speed does not depend on the weights (but a trai
 sharper priors make trees deeper and selection cheaper).
 
 `--null-network` times the search alone, per leaf, with a stand-in network that costs nothing;
-with `--groups` the stand-in declares the `groups` input, so each call also computes the batch's
-group table as the evaluator does for such a network (Go's chains: the cost they add per leaf).
+with `--groups` the stand-in declares the `group_members` input, so each call also computes the
+batch's group members as the evaluator does for such a network (Go's chains: the cost they add
+per leaf).
 A real network takes groups where its card says so (`--model`); `--groups` is for the stand-in.
 """
 from __future__ import annotations
@@ -73,7 +74,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "search's own cost per leaf, outside the network (pipeline off)")
     p.add_argument("--groups", action="store_true",
                    help="a network that takes the game's groups (Go's chains): the null network "
-                        "computes each batch's group table as the evaluator would (with "
+                        "computes each batch's group members as the evaluator would (with "
                         "--null-network; a --model's card says whether it takes groups)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(handler=bench_search)
@@ -82,8 +83,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 class NullNet:
     """A stand-in network that costs nothing: a uniform policy and fixed pseudo-random values,
     so that what a search spends per leaf outside the network can be timed. `groups`, a game
-    with groups: the stand-in takes them, and computes each batch's group table as the
-    evaluator feeds it to such a network (`evaluator.group_input`), so that cost is timed."""
+    with groups: the stand-in takes them, and computes each batch's group members as the
+    evaluator feeds them to such a network (`evaluator.group_input`), so that cost is timed."""
 
     def __init__(self, seed: int = 0, groups: type[Game] | None = None) -> None:
         self._values = np.tanh(np.random.default_rng(seed).normal(size=4096)).astype(np.float32)
@@ -125,7 +126,7 @@ def bench_null(args: argparse.Namespace) -> int:
     print(f"| playouts (all descents) | {stats.playouts:,} |")
     print(f"| wall time per leaf | {stats.seconds / stats.evaluated * 1e6:.1f} µs |")
     print(f"| of which outside the network call | {tree_seconds / stats.evaluated * 1e6:.1f} µs |")
-    print(f"| of which inside it (the group table, if any) | "
+    print(f"| of which inside it (the group members, if any) | "
           f"{stats.eval_seconds / stats.evaluated * 1e6:.1f} µs |")
     print(f"| leaves/s | {stats.evaluated / stats.seconds:,.0f} |")
     return 0

@@ -41,7 +41,7 @@ from saz.engine.games import Game, game_class
 from saz.engine.games.errors import GameError
 from saz.engine.graph import GraphLayout, layout
 from saz.engine.model_card import (
-    GROUPS_INPUT,
+    GROUP_MEMBERS_INPUT,
     OPSET,
     ModelCard,
     card_path,
@@ -79,8 +79,10 @@ TOLERANCE = 1e-4
 CHECK_SIZES = ((9, 9), (7, 11))
 #: The lattice networks are traced on this size (none of `CHECK_SIZES`).
 TRACE_SIZE = (5, 5)
-#: The groups of the tracing example's group table: a size none of its other dimensions has.
-TRACE_GROUPS = 7
+#: The tracing example's group members cycle through the entries -1 (padding) .. this - 2: the
+#: values do not matter (the graph sizes its pooling by the batch's largest entry), only that
+#: there are entries and padding both.
+TRACE_ENTRIES = 7
 #: The sizes a moves network's export may be checked and traced at: the first two its game
 #: admits are checked, the third traces (chess: 8x8 and 5x5 checked, 6x6 traced).
 MOVES_SIZES = ((8, 8), (5, 5), (6, 6), (7, 7), (9, 9), (10, 10), (7, 5))
@@ -172,7 +174,7 @@ def check_parity(net: Network, model_path: Path, *, seed: int = 0) -> float:
     values and the auxiliary heads' where the network has them) on random positions at two
     board sizes (`check_sizes`): a batch of three with every node kept, one with random
     masks. A network with groups is checked on positions whose stones make groups (the torch
-    network collates their incidences, the engine feeds their table)."""
+    network collates their incidences, the engine feeds their members)."""
     evaluator = Evaluator(model_path, device="cpu")
     game = game_class(evaluator.game_name)
     rng = np.random.default_rng(seed)
@@ -277,9 +279,7 @@ def _export_onnx(twin: ExportForm, path: Path, game: type[Game]) -> None:
     lay = board_layout(twin.config, game, width, height)
     tables = tuple(torch.tensor(lay.table(name)) for name in twin.TABLES)
     roles = twin.config.group_roles
-    # A groups table of TRACE_GROUPS groups: a size no other dimension of the example has, so
-    # that tracing keeps it a dimension of its own (the values do not matter).
-    groups = (torch.zeros(2, roles, TRACE_GROUPS, lay.num_nodes),) if roles else ()
+    groups = (_trace_members(lay, twin.config.num_features),) if roles else ()
     example = (torch.zeros(2, lay.num_nodes, twin.config.num_features), *tables, *groups,
                torch.ones(2, lay.num_nodes))
     batch, nodes = torch.export.Dim("batch"), torch.export.Dim("nodes", min=2)
@@ -290,7 +290,7 @@ def _export_onnx(twin: ExportForm, path: Path, game: type[Game]) -> None:
         shapes["nbr"] = {0: dynamic, 1: dynamic}
         shapes["promo"] = {0: dynamic}
     if roles:
-        shapes[GROUPS_INPUT] = {0: batch, 2: torch.export.Dim("groups"), 3: nodes}
+        shapes[GROUP_MEMBERS_INPUT] = {0: batch, 1: dynamic}  # N-1 points, the game's K
     # In the inputs' order: the exporter names the axes by position.
     shapes = {name: shapes[name] for name in _inputs(twin)}
     with _quiet_exporter():
@@ -305,9 +305,19 @@ def _export_onnx(twin: ExportForm, path: Path, game: type[Game]) -> None:
             raise ExportError(f"torch.onnx.export failed: {reason}") from exc
 
 
+def _trace_members(lay: GraphLayout, num_features: int) -> torch.Tensor:
+    """A `group_members [2, N-1, K]` int32 example for tracing on `lay` (K the game's, read
+    from the core on an empty board), its entries cycling through `TRACE_ENTRIES`."""
+    empty = np.zeros((1, lay.num_nodes, num_features), np.float32)
+    k = lay.group_members(empty).shape[2]
+    count = 2 * lay.num_points * k
+    cycle = torch.arange(count, dtype=torch.int32) % TRACE_ENTRIES - 1
+    return cycle.reshape(2, lay.num_points, k)
+
+
 def _inputs(twin: ExportForm) -> tuple[str, ...]:
-    """The model's ONNX inputs (the card's): x, the twin's tables, groups where it pools over
-    them, mask."""
+    """The model's ONNX inputs (the card's): x, the twin's tables, group_members where it pools
+    over groups, mask."""
     return input_names(twin.TABLES, groups=bool(twin.config.group_roles))
 
 

@@ -20,7 +20,9 @@ board). They are trained for what they teach the shared layers, and the engine s
 * `PolicyValueNetExport` is its export twin: the same parameters computed on a batch of positions
   of one board size, `x [B, N, F]`, aggregating neighbours through the layout's padded neighbour
   table and hub row with Gather/MatMul only. Scatter ops would export either slow or wrong
-  (docs/ARCHITECTURE.md, "The network and the model contract"), so the exported graph has none.
+  (docs/ARCHITECTURE.md, "The network and the model contract"), so the lattice's graph has
+  none; only the groups' pooling (`PolicyValueGroupsExport`) scatter-adds, as ScatterND with
+  reduction add, which onnxruntime runs exactly.
 
 Groups (`NetConfig.group_roles`, from the game's `Game.group_roles`: Go's chains, each with its
 stones and its liberties) add a pooling over each position's groups to every GIN layer (the
@@ -184,6 +186,23 @@ class _Network(nn.Module):
         return [(config.num_features if k == 0 else config.hidden, config.hidden)
                 for k in range(config.layers)]
 
+    def _with_groups(self, k: int, h: Tensor, groups: Tensor, num_groups: int) -> Tensor:
+        """Layer k's root term `h + m` from the node rows `h [M, w]` and the batch's group
+        incidences `groups [3, I]` (node, group, role; `GraphBatch.groups`): each group's
+        members summed per role (one scatter-add into `[num_groups * R, w]`, the roles
+        concatenated per group), mapped by `groups.{k}`, and each node given the maps of its
+        groups (one gather, one scatter-add into `h`). Both forms compute it, the twin on the
+        incidences of its members input (`member_incidences`), so they cannot drift apart; in
+        ONNX each index_add is a ScatterND with reduction add."""
+        assert self.groups is not None
+        node, group, role = groups
+        r, width = self.config.group_roles, h.shape[1]
+        # index_select, not h[node]: Gather in ONNX, as the lattice's aggregation (not GatherND).
+        pooled = h.new_zeros(num_groups * r, width).index_add(0, group * r + role,
+                                                              h.index_select(0, node))
+        mapped = self.groups[k](pooled.reshape(num_groups, r * width))
+        return h.index_add(0, node, mapped.index_select(0, group))
+
     def _finish_layer(self, k: int, h_in: Tensor, conv_out: Tensor) -> Tensor:
         """Layer k's output from its GIN output: layer norm, ReLU, residual."""
         h = torch.relu(self.norms[k](conv_out))
@@ -323,7 +342,7 @@ class PolicyValueNet(_Network):
         for k, conv in enumerate(self.convs):
             # GINConv adds its second input to the neighbours' sum: the groups' message joins
             # the root term, `MLP(h + m + agg)`.
-            root = h if groups is None else h + self._group_message(k, h, groups, num_groups)
+            root = h if groups is None else self._with_groups(k, h, groups, num_groups)
             h = self._finish_layer(k, h, conv((h, root), edge_index))
             hs.append(h)
         jk = torch.cat(hs, dim=-1)
@@ -339,17 +358,6 @@ class PolicyValueNet(_Network):
                 owner_logits = torch.zeros_like(x[:, 0]).masked_scatter(keep, owner_logits)
         return NetOutput(log_policy, value, owner_logits, score)
 
-    def _group_message(self, k: int, h: Tensor, groups: Tensor, num_groups: int) -> Tensor:
-        """Layer k's groups message `m [total_nodes, w]`: each group's members summed per role
-        (`[num_groups, R*w]`, the roles concatenated), mapped by `groups.{k}`, and each node
-        given the sum of the maps of its groups."""
-        assert self.groups is not None
-        node, group, role = groups
-        r, width = self.config.group_roles, h.shape[1]
-        pooled = h.new_zeros(num_groups * r, width).index_add_(0, group * r + role, h[node])
-        mapped = self.groups[k](pooled.reshape(num_groups, r * width))
-        return torch.zeros_like(h).index_add_(0, node, mapped[group])
-
 
 class PolicyValueNetExport(_Network):
     """The export twin: `PolicyValueNet`'s parameters on positions of one board size, scatter-free.
@@ -359,12 +367,12 @@ class PolicyValueNetExport(_Network):
     `mask [B, N]` float (nonzero = kept). Outputs `log_policy [B, N]` and `value [B]`, then
     `ownership [B, N]` in [-1, 1] (0 at masked nodes) and `score [B]` where the network has those
     heads. A network with groups has the twin `PolicyValueGroupsExport`, which also takes the
-    batch's group table (`from_net` picks the class).
+    batch's group members (`from_net` picks the class).
     """
 
     #: The graph tables `forward` takes after `x`, in order (the ONNX inputs between x and mask).
     TABLES: ClassVar[tuple[str, ...]] = ("nbr", "hub")
-    #: Whether `forward` takes the batch's `groups [B, R, G, N]` after the tables.
+    #: Whether `forward` takes the batch's `group_members [B, N-1, K]` after the tables.
     GROUPS: ClassVar[bool] = False
 
     def __init__(self, config: NetConfig) -> None:
@@ -390,9 +398,9 @@ class PolicyValueNetExport(_Network):
     def forward(self, x: Tensor, nbr: Tensor, hub: Tensor, mask: Tensor) -> tuple[Tensor, ...]:
         return self._compute(x, nbr, hub, None, mask)
 
-    def _compute(self, x: Tensor, nbr: Tensor, hub: Tensor, groups: Tensor | None,
+    def _compute(self, x: Tensor, nbr: Tensor, hub: Tensor, members: Tensor | None,
                  mask: Tensor) -> tuple[Tensor, ...]:
-        """The outputs (class docstring); `groups [B, R, G, N]` where the network has them."""
+        """The outputs (class docstring); `members [B, N-1, K]` where the network has groups."""
         b, n = x.shape[0], x.shape[1]
         kept = torch.cat([mask[:, :-1] != 0, torch.ones_like(mask[:, -1:], dtype=torch.bool)],
                          dim=1)
@@ -403,12 +411,8 @@ class PolicyValueNetExport(_Network):
         # onnxruntime than one Gather and a ReduceSum over K, and faster than a sum over a
         # transposed table at batch 1 (19x19, hidden 64, one thread).
         columns = [nbr[:, j] for j in range(nbr.shape[1])]
-        # The groups as matrices: `pool [B, R*G, N]` sums each group's members per role,
-        # `spread [B, N, G]` hands each node its groups' maps (any role).
-        pool = spread = None
-        if groups is not None:
-            pool = groups.reshape(b, -1, n)
-            spread = groups.sum(1).transpose(1, 2)
+        # The members as the training form's incidences: computed once, read by every layer.
+        groups = None if members is None else member_incidences(members, self.config.group_roles)
         hs = []
         h = x.reshape(b * n, -1) * m  # a dropped node's zero row is all it sends
         for k, conv in enumerate(self.convs):
@@ -418,9 +422,7 @@ class PolicyValueNetExport(_Network):
             for column in columns[1:]:
                 from_points = from_points + padded.index_select(1, column)
             agg = torch.cat([from_points, torch.matmul(hub, per_position)], dim=1)
-            root = h
-            if pool is not None and spread is not None:
-                root = h + self._group_message(k, per_position, pool, spread).reshape(b * n, -1)
+            root = h if groups is None else self._with_groups(k, h, *groups)
             mlp = conv.get_submodule("nn")
             h = self._finish_layer(k, h, mlp(root + agg.reshape(b * n, -1))) * m  # GIN-0
             hs.append(h)
@@ -436,28 +438,42 @@ class PolicyValueNetExport(_Network):
             outputs += ((scores.reshape(b, n) * kept_f).sum(1),)
         return outputs
 
-    def _group_message(self, k: int, h: Tensor, pool: Tensor, spread: Tensor) -> Tensor:
-        """`PolicyValueNet._group_message` with MatMuls: `h [B, N, w]` pooled per group and
-        role (`pool @ h`, `[B, R*G, w]`, viewed as `[B, G, R*w]`), mapped, and spread back
-        (`spread @ c`, `[B, N, w]`)."""
-        assert self.groups is not None
-        b, width, r = h.shape[0], h.shape[2], self.config.group_roles
-        pooled = torch.matmul(pool, h).reshape(b, r, -1, width).transpose(1, 2)
-        mapped = self.groups[k](pooled.reshape(b, -1, r * width))  # [B, G, w]
-        return torch.matmul(spread, mapped)
+
+def member_incidences(members: Tensor, roles: int) -> tuple[Tensor, int]:
+    """The group incidences `[3, I]` int64 (node, group, role; `GraphBatch.groups`) and the
+    number of groups of a batch of one board size from its `members [B, N-1, K]` (int32 or
+    int64, entries `slot * roles + role`, -1 padding; `GraphLayout.group_members`), node
+    `b*N + p` (the extra node, the last of each position, is in none), group `b*G + slot`,
+    G the batch's most groups (`B*G` groups in all, a position's unused slots pooling
+    nothing). Only the entries are kept (NonZero): a 19x19 middle game has ~1.3 a point of
+    the K = 4 columns, and the padding would cost as much gathering and scattering as them."""
+    b, points, k = members.shape
+    flat = members.reshape(-1).to(torch.int64)
+    at = torch.nonzero(flat >= 0).squeeze(1)  # [I]: (b*P + p)*K + column, ascending
+    entry = flat[at]
+    # Every index here is non-negative: truncating division is floor division.
+    point = torch.div(at, k, rounding_mode="trunc")  # b*P + p
+    position = torch.div(point, points, rounding_mode="trunc")
+    # G (0: none). item(), not int(): tracing makes it a size read from the data (an unbacked
+    # symbol, ReduceMax in ONNX), where int() would have to guard on its value.
+    slots = torch.div(flat.max() + roles, roles, rounding_mode="trunc").item()
+    assert isinstance(slots, int | torch.SymInt)
+    torch._check(slots >= 0)
+    group = position * slots + torch.div(entry, roles, rounding_mode="trunc")
+    return torch.stack([point + position, group, entry % roles]), b * slots
 
 
 class PolicyValueGroupsExport(PolicyValueNetExport):
-    """The export twin of a network with groups: `forward(x, nbr, hub, groups, mask)`, where
-    `groups [B, R, G, N]` float32 is the batch's dense 0/1 group table
-    (`GraphLayout.group_table`: row (r, g) marks group g's role-r members; G the batch's most
-    groups; the extra node in none), the ONNX input `model_card.GROUPS_INPUT`."""
+    """The export twin of a network with groups: `forward(x, nbr, hub, group_members, mask)`,
+    where `group_members [B, N-1, K]` int32 holds each point's groups as the core gives them
+    (`GraphLayout.group_members`: entries `slot * R + role`, ascending, -1 padding), the ONNX
+    input `model_card.GROUP_MEMBERS_INPUT`."""
 
     GROUPS: ClassVar[bool] = True
 
     def forward(self, x: Tensor, nbr: Tensor, hub: Tensor,  # type: ignore[override]
-                groups: Tensor, mask: Tensor) -> tuple[Tensor, ...]:
-        return self._compute(x, nbr, hub, groups, mask)
+                group_members: Tensor, mask: Tensor) -> tuple[Tensor, ...]:
+        return self._compute(x, nbr, hub, group_members, mask)
 
 
 class MoveOutput(NamedTuple):

@@ -8,7 +8,7 @@ so their self-play ran on the CPU cores while the GPU sat idle between learner s
 twin (`PolicyValueNetExport`, the computation the ONNX file holds) on the weights the trainer
 writes beside each generation's ONNX file (`weights_path`); a moves network (chess) is its own
 export form and reads its graph's `promo` table too, and a network with groups is fed each
-batch's group table (`GraphLayout.group_table`) as the ONNX one is. Only the trainer uses it;
+batch's group members (`GraphLayout.group_members`) as the ONNX one is. Only the trainer uses it;
 the engine never imports torch. On a lent H200, 15 workers with it made 24 times the 2-core
 development machine's games.
 """
@@ -80,7 +80,7 @@ class TorchEvaluator:
                 kept = torch.from_numpy(np.ascontiguousarray(mask, np.float32)).to(self.device)
             x = np.ascontiguousarray(x, np.float32)
             inputs = torch.from_numpy(x).to(self.device)
-            groups = (torch.from_numpy(self._groups_layout(layout).group_table(x))
+            groups = (torch.from_numpy(self._groups_layout(layout).group_members(x))
                       .to(self.device),) if self._groups else ()
             outputs = self._net(inputs, *tables, *groups, kept)
             log_policy, value = outputs[0].cpu().numpy(), outputs[1].cpu().numpy()
