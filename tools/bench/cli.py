@@ -56,6 +56,7 @@ from saz.tools.bench import selfplay as bench_selfplay
 from saz.tools.bench import solve as bench_solve
 from saz.tools.bench import threats as bench_threats
 from saz.tools.bench import variants as bench_variants
+from saz.tools.bench.arguments import parse_ints
 from saz.tools.bench.timing import call_times, warm_up
 from saz.tools.train.export import export_random_network
 from saz.tools.train.model import NetConfig, PolicyValueNet, collate
@@ -114,17 +115,6 @@ def measure(fn: Callable[[], object], *, min_seconds: float, min_runs: int = 5,
         time.sleep(pause)
     assert best is not None
     return best
-
-
-def parse_ints(text: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers, got {text!r}") from None
-    if any(v < 1 for v in values):
-        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
-    return values
 
 
 # -- saz bench evaluator ---------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from saz.engine.evaluator import Evaluator
 from saz.engine.games import game_class
 from saz.engine.graph import GraphLayout, encode, layout
 from saz.engine.model_card import OUTPUT_NAMES, ModelCard, card_path
+from saz.tools.bench.arguments import parse_ints
 from saz.tools.bench.timing import median_call
 from saz.tools.train.optimize import (
     Agreement,
@@ -103,9 +104,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                               description=__doc__.splitlines()[0])
     p.add_argument("--model", type=Path, default=Path("models/go.onnx"),
                    help="an exported model with its card (default models/go.onnx)")
-    p.add_argument("--sizes", type=_ints, default=[9, 19], help="board sizes (default 9,19)")
-    p.add_argument("--batch", type=_ints, default=[1, 16, 64], help="default 1,16,64")
-    p.add_argument("--threads", type=_ints, default=[1, 2],
+    p.add_argument("--sizes", type=parse_ints, default=[9, 19], help="board sizes (default 9,19)")
+    p.add_argument("--batch", type=parse_ints, default=[1, 16, 64], help="default 1,16,64")
+    p.add_argument("--threads", type=parse_ints, default=[1, 2],
                    help="onnxruntime intra-op threads (default 1,2)")
     p.add_argument("--variants", type=_names, default=list(VARIANT_NAMES),
                    help=f"comma-separated, base always included (default all: "
@@ -115,21 +116,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="minimum time per measurement (default 0.3)")
     p.add_argument("--positions", type=int, default=300,
                    help="positions per size for the agreement table (default 300)")
-    p.add_argument("--chunk-nodes", type=_ints, default=[1024],
+    p.add_argument("--chunk-nodes", type=parse_ints, default=[1024],
                    help="the chunk variant's most nodes per call, one variant chunk-K each "
                         "(default 1024)")
     p.set_defaults(handler=bench_variants)
-
-
-def _ints(text: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}"
-                                         ) from None
-    if any(v < 1 for v in values):
-        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
-    return values
 
 
 def _names(text: str) -> list[str]:
