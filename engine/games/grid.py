@@ -95,6 +95,26 @@ def grid(width: int, height: int) -> Grid:
     return Grid(width, height)
 
 
+#: The four line directions of `line_slots`, in slot order: rows, columns, diagonals (down to
+#: the right), anti-diagonals (down to the left).
+LINE_DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (0, 1), (1, 1), (-1, 1))
+
+
+@cache
+def line_slots(width: int, height: int) -> np.ndarray:
+    """Each point's four lines `[num_points, 4]` int32, one column per `LINE_DIRECTIONS`:
+    the rows are slots 0..height-1, the columns the next width, then the width + height - 1
+    diagonals (by x - y) and as many anti-diagonals (by x + y), so every point's slots ascend
+    along its row. Every line of the board is some point's, the corners' one-point diagonals
+    too: a game that pools over its lines (Othello) numbers them 0..num_lines-1."""
+    y, x = np.divmod(np.arange(width * height), width)
+    diagonals = width + height - 1
+    table = np.stack([y, height + x, height + width + x - y + height - 1,
+                      height + width + diagonals + x + y], axis=1).astype(np.int32)
+    table.setflags(write=False)
+    return table
+
+
 class SizeSyntaxError(ValueError, argparse.ArgumentTypeError):
     """Text that is not a board size. An ArgumentTypeError as well, so that a command line's
     `type=parse_size` reports this message rather than argparse's generic one."""

@@ -29,7 +29,7 @@ from saz.engine.games.capabilities import (
     node_budget,
 )
 from saz.engine.games.errors import UnsupportedRuleError, UnsupportedSizeError
-from saz.engine.games.grid import Grid, grid
+from saz.engine.games.grid import Grid, grid, line_slots
 
 if TYPE_CHECKING:  # an alias of the stub's (engine/_core.pyi), not a class at run time
     from saz.engine._core import OthelloPosition
@@ -99,6 +99,10 @@ class Othello(Solvable):
     feature_version: ClassVar[int] = 2
     #: A side that cannot place a disc passes without being asked.
     passes_implicitly: ClassVar[bool] = True
+    #: A group per line of the board (row, column, both diagonals): a move flips along lines, and
+    #: whose discs fill a line and where its gaps are decide what turns over, across the whole
+    #: board in one hop. Each line's members are its points by what they hold.
+    group_roles: ClassVar[tuple[str, ...]] = ("own", "opponent", "empty")
     _core: OthelloPosition
     RULES: ClassVar[tuple[str, ...]] = ("standard",)
 
@@ -111,6 +115,17 @@ class Othello(Solvable):
         self.rules: str = rule
         self.grid: Grid = grid(w, h)
         self._set_position(*_start_discs(w, h), BLACK)
+
+    @classmethod
+    def group_members(cls, x: np.ndarray, width: int, height: int) -> np.ndarray:
+        """Each point's four lines (`grid.line_slots`), each entry's role what the point holds
+        in planes 0 `own` and 1 `opponent` of `x`: own 0, opponent 1, empty 2
+        (`Game.group_members`; every point is in four lines, so there is no padding)."""
+        points = width * height
+        own, opponent = x[:, :points, 0] > 0.5, x[:, :points, 1] > 0.5
+        role = np.where(own, 0, np.where(opponent, 1, 2)).astype(np.int32)
+        roles = len(cls.group_roles)
+        return line_slots(width, height)[None] * roles + role[:, :, None]
 
     @classmethod
     def from_diagram(cls, diagram: str, *, to_move: int = BLACK) -> Othello:
