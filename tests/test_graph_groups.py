@@ -10,8 +10,10 @@ import pytest
 
 from saz.engine.evaluator import Evaluator, ModelError, default_model_path, game_inputs
 from saz.engine.games.base import Game
+from saz.engine.games.chess import Chess
 from saz.engine.games.go import Go
 from saz.engine.games.gomoku import Gomoku
+from saz.engine.games.othello import Othello
 from saz.engine.graph import encode, layout, layout_of
 from saz.engine.model_card import (
     DENSE_GROUPS_INPUT,
@@ -63,11 +65,13 @@ def _dense(members: np.ndarray, roles: int = 2) -> np.ndarray:
     return table
 
 
-def test_go_has_groups_and_other_games_do_not() -> None:
+def test_the_lattice_games_have_groups_and_chess_does_not() -> None:
     assert Go.group_roles == ("stones", "liberties")
-    assert Gomoku.group_roles == ()
-    with pytest.raises(NotImplementedError, match="Gomoku has no groups"):
-        Gomoku.group_members(_x(Gomoku(5)), 5, 5)
+    assert Othello.group_roles == ("own", "opponent", "empty")
+    assert Gomoku.group_roles == ("own_stones", "own_empty", "opponent_stones", "opponent_empty")
+    assert Chess.group_roles == ()
+    with pytest.raises(NotImplementedError, match="Chess has no groups"):
+        Chess.group_members(_x(Chess(8)), 8, 8)
 
 
 def test_go_layouts_know_their_groups_the_others_share_the_lattice() -> None:
@@ -75,7 +79,7 @@ def test_go_layouts_know_their_groups_the_others_share_the_lattice() -> None:
     go = layout(9, 9, Go)
     assert go is layout(9, 9, Go) is layout_of(Go(9)) and go is not lat
     assert go.group_roles == 2 and lat.group_roles == 0 and go.lattice
-    assert layout(9, 9, Gomoku) is lat
+    assert layout(9, 9, Gomoku) is not lat and layout(9, 9, Gomoku).group_roles == 4
     for name in ("nbr", "hub"):
         np.testing.assert_array_equal(go.tables[name], lat.tables[name])
     with pytest.raises(ValueError, match="has no groups"):
@@ -165,8 +169,8 @@ def test_input_names_and_game_inputs_with_groups() -> None:
     assert input_names() == INPUT_NAMES == game_inputs(Go)
     assert input_names(groups=True) == ("x", "nbr", "hub", GROUP_MEMBERS_INPUT, "mask")
     assert game_inputs(Go, groups=True) == ("x", "nbr", "hub", "group_members", "mask")
-    with pytest.raises(ValueError, match="gomoku has no groups"):
-        game_inputs(Gomoku, groups=True)
+    with pytest.raises(ValueError, match="chess has no groups"):
+        game_inputs(Chess, groups=True)
 
 
 def write_groups_network(path: Path, game: type[Game], *, dense: bool = False,
@@ -257,8 +261,8 @@ def test_the_evaluator_feeds_groups_to_a_network_that_declares_them(tmp_path: Pa
 
 
 def test_a_groups_network_of_a_game_without_groups_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match="gomoku has no groups"):
-        Evaluator(write_groups_network(tmp_path / "g.onnx", Gomoku), device="cpu")
+    with pytest.raises(ModelError, match="chess has no groups"):
+        Evaluator(write_groups_network(tmp_path / "g.onnx", Chess), device="cpu")
 
 
 @pytest.mark.parametrize(("members_type", "rank", "shown"), [
@@ -307,5 +311,5 @@ def test_the_null_network_bench_can_time_the_group_members(
     out = capsys.readouterr().out
     assert out.startswith("# search with a null network taking groups: go 5x5")
     assert "| of which inside it (the group members, if any) |" in out
-    assert main(["search", "--null-network", "--groups", "--game", "gomoku", "--size", "5"]) == 1
-    assert "gomoku has no groups" in capsys.readouterr().err
+    assert main(["search", "--null-network", "--groups", "--game", "chess", "--size", "8"]) == 1
+    assert "chess has no groups" in capsys.readouterr().err

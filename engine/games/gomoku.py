@@ -40,7 +40,7 @@ from saz.engine.games.capabilities import (
     node_budget,
 )
 from saz.engine.games.errors import IllegalMoveError, UnsupportedRuleError, UnsupportedSizeError
-from saz.engine.games.grid import Grid, grid
+from saz.engine.games.grid import Grid, grid, line_walks
 
 #: Smallest and largest side (the Gomocup protocol and GUIs stop at 32).
 MIN_SIZE = 5
@@ -165,6 +165,12 @@ class Gomoku(ThreatSearching):
     feature_version: ClassVar[int] = 4
     feature_prefixes: ClassVar[Mapping[int, int]] = MappingProxyType({3: 11})
     RULES: ClassVar[tuple[str, ...]] = tuple(RULES_BY_NAME)
+    #: A group per line segment a side could still make five in: along each row, column and
+    #: diagonal, a maximal run of points the other side has no stone on, for each side; its
+    #: members that side's stones and the empty points. Its length and its stones are what a
+    #: threat needs, and a network sees the whole run in one hop however long it is.
+    group_roles: ClassVar[tuple[str, ...]] = (
+        "own_stones", "own_empty", "opponent_stones", "opponent_empty")
 
     _core: GomokuPosition
     #: The core's stones as a read-only view that follows the game (`board`).
@@ -175,6 +181,37 @@ class Gomoku(ThreatSearching):
         self.rules: GomokuRule = _rule_named(rule)
         self.grid: Grid = grid(w, h)
         self._attach(GomokuPosition(w, h, self.rules.name))
+
+    @classmethod
+    def group_members(cls, x: np.ndarray, width: int, height: int) -> np.ndarray:
+        """Each point's segments from planes 0 `own` and 1 `opponent` of `x`
+        (`Game.group_members`), `[B, points, 8]`: an empty point is in eight (each side's, in
+        four directions), a stone in its side's four. Numbered side to move first, then by
+        direction, then along the board's walk (`grid.line_walks`)."""
+        points = width * height
+        own, opponent = x[:, :points, 0] > 0.5, x[:, :points, 1] > 0.5
+        batch = x.shape[0]
+        roles = len(cls.group_roles)
+        members = np.empty((batch, points, 8), dtype=np.int64)
+        base = np.zeros((batch, 1), dtype=np.int64)  # segments numbered so far, per position
+        column = 0
+        for side, (mine, theirs) in enumerate(((own, opponent), (opponent, own))):
+            for order, begins in line_walks(width, height):
+                blocked = theirs[:, order]
+                member = ~blocked
+                starts = member.copy()
+                starts[:, 1:] &= begins[1:] | blocked[:, :-1]
+                segment = base + np.cumsum(starts, axis=1) - 1
+                base += starts.sum(axis=1, keepdims=True)
+                role = 2 * side + np.where(mine[:, order], 0, 1)
+                members[:, order, column] = np.where(member, segment * roles + role, -1)
+                column += 1
+        # Ascending with the padding last: an opponent stone's four entries are the last
+        # columns (its side's), moved to the front; an own stone's are already first.
+        out = members.astype(np.int32)
+        out[opponent, :4] = out[opponent, 4:]
+        out[opponent, 4:] = -1
+        return out
 
     def _attach(self, core: CorePosition) -> None:
         super()._attach(core)

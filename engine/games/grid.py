@@ -137,3 +137,21 @@ def parse_size(text: str) -> Size:
 def parse_sizes(text: str) -> list[Size]:
     """Comma-separated board sizes: "9,15,7x11" -> [(9, 9), (15, 15), (7, 11)]."""
     return [parse_size(item) for item in str(text).split(",")]
+
+
+@cache
+def line_walks(width: int, height: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Per `LINE_DIRECTIONS`, the board walked line after line: (the points in that order
+    `[num_points]` int64, whether each begins its line `[num_points]` bool). Within a line the
+    points follow the direction (rows left to right, the rest from the top down), so a run
+    along a line is a run of the walk."""
+    walks = []
+    for column in range(len(LINE_DIRECTIONS)):
+        slots = line_slots(width, height)[:, column]
+        order = np.argsort(slots, kind="stable")  # point order is the direction's, row by row
+        begins = np.ones(len(order), dtype=bool)
+        begins[1:] = slots[order][1:] != slots[order][:-1]
+        for arr in (order, begins):
+            arr.setflags(write=False)
+        walks.append((order, begins))
+    return tuple(walks)
