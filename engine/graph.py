@@ -14,10 +14,10 @@ and jumps, `games/chess_graph.py`); the others have the lattice:
 * `hub [1, num_nodes]` float32: the extra node's in-neighbours as a 0/1 row (every point), so that
   its aggregate is `hub @ h`.
 
-A game with groups (`Game.group_roles`: Go's chains) gets a lattice layout of its own that also
-knows them: per position, computed from the batch's features (`group_members`: each point's
-groups, `[B, P, K]` int32, the `group_members` input of a network that pools over them). The
-games without share one lattice layout per size.
+A game with groups (`Game.group_roles`: Go's chains, Gomoku's line segments, Othello's lines)
+gets a lattice layout of its own that also knows them: per position, computed from the batch's
+features (`group_members`: each point's groups, `[B, P, K]` int32, the `group_members` input of a
+network that pools over them). `layout(w, h)` without a game is the bare lattice.
 
 Layouts are built once per (game's tables, size) and cached; all arrays are read-only. The way
 back, from the network's policy to priors over moves, is `move_priors` at the game's policy
@@ -138,9 +138,9 @@ class GraphLayout:
 
 def layout(width: int, height: int, game: type[Game] | None = None) -> GraphLayout:
     """The cached graph layout of a width x height board of `game` (a Game class): its own
-    tables (`Game.graph_tables`) where it has them, else the lattice, which every lattice game
-    without groups shares (None: the lattice); a game with groups (`Game.group_roles`) gets a
-    lattice layout that knows them."""
+    tables (`Game.graph_tables`) where it has them, else the lattice, which a lattice game
+    without groups would share (None: the bare lattice); a game with groups
+    (`Game.group_roles`) gets a lattice layout that knows them."""
     if game is None:
         return _lattice(width, height)
     return _of_game(game, width, height)

@@ -220,9 +220,11 @@ def test_layouts_by_game_share_the_lattice_and_cache_a_games_own() -> None:
         def graph_tables(cls, width: int, height: int) -> dict[str, np.ndarray] | None:
             return chess_graph_tables(width, height)
 
-    assert layout(9, 9, Gomoku) is layout(9, 9) and layout(9, 9).lattice
-    # Go's layouts know its groups (tests/test_graph_groups.py): its own, still the lattice.
+    assert layout(9, 9).lattice and layout(9, 9).group_roles == 0
+    # A lattice game's layouts know its groups (tests/test_graph_groups.py): its own, still
+    # the lattice, cached per game.
     assert layout_of(Go(9)) is layout(9, 9, Go) is not layout(9, 9) and layout(9, 9, Go).lattice
+    assert layout(9, 9, Gomoku) is not layout(9, 9, Go) and layout(9, 9, Gomoku).lattice
     own = layout(8, 8, Tabled)
     assert own is layout(8, 8, Tabled) and not own.lattice
     np.testing.assert_array_equal(own.tables["promo"], chess_graph_tables(8, 8)["promo"])

@@ -171,8 +171,9 @@ class Game(ABC):
     #: the extra node's index and may coincide with a move's.
     has_pass: ClassVar[bool] = True
     #: The roles of the members of a position's groups (`group_members`), in role order; empty
-    #: (the default) where the game has no groups. Go's groups are its chains: role 0 a chain's
-    #: stones, role 1 its liberties. A network may pool over them (docs/ARCHITECTURE.md).
+    #: (the default) where the game has no groups. Go's groups are its chains (role 0 a
+    #: chain's stones, role 1 its liberties), Gomoku's its line segments, Othello's its lines.
+    #: A network may pool over them (docs/ARCHITECTURE.md).
     group_roles: ClassVar[tuple[str, ...]] = ()
 
     #: What protocols, files and controllers know of the game.

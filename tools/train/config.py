@@ -4,7 +4,8 @@
     [rules]        the game's rule keywords (Go: komi; Gomoku: rule)
     [network]      NetConfig without num_features, kind, relations and group_roles (the game
                    fixes them): hidden, layers, dropout, the auxiliary heads, and groups = true
-                   for a network that pools over the game's groups (Go's chains)
+                   for a network that pools over the game's groups (Go's chains,
+                   Gomoku's segments, Othello's lines)
     [selfplay]     SelfPlayConfig (board sizes as "9x9" or "9")
     [learner]      LearnerConfig (lr_schedule as [[step, rate], ...])
     [replay]       ReplayConfig

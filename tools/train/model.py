@@ -25,7 +25,7 @@ board). They are trained for what they teach the shared layers, and the engine s
   reduction add, which onnxruntime runs exactly.
 
 Groups (`NetConfig.group_roles`, from the game's `Game.group_roles`: Go's chains, each with its
-stones and its liberties) add a pooling over each position's groups to every GIN layer (the
+stones and its liberties; Gomoku's line segments; Othello's lines) add a pooling over each position's groups to every GIN layer (the
 common fate graph of Graepel et al. 2001, as one message per layer): per group and role the sum
 of its members' rows, the roles concatenated and mapped by `groups.{k}` (Linear(R*w -> w), no
 bias), and the result added to every member's root term, so the layer computes
