@@ -11,10 +11,10 @@ in one line, never a traceback from onnxruntime.
 is the convenience on top (positions in, priors over each position's legal moves out). `run_heads`
 adds the auxiliary heads' outputs (ownership, score, win/draw/loss) for the networks that have
 them, and `run_aux` the first two; the analysis, the scoring and UCI's `wdl` read those, the
-search itself does not. Every input the network declares besides `x`, `group_members` and
-`mask` is a table of the board's graph layout (`GraphLayout.tables`: the lattice's `nbr` and
-`hub`, chess's `promo` too), fed by name; a network of a game with groups (Go's chains, Gomoku's segments, Othello's lines) may also
-declare `group_members`, which the core computes from each batch it runs
+search itself does not. Every input the network declares besides `x`, `group_members` and `mask` is
+a table of the board's graph layout (`GraphLayout.tables`: the lattice's `nbr` and `hub`, chess's
+`promo` too), fed by name; a network of a game with groups (Go's chains, Gomoku's segments,
+Othello's lines) may also declare `group_members`, which the layout computes from each batch it runs
 (`GraphLayout.group_members`). A file of the retired dense form (input `groups`) is refused.
 
 Never imports torch: an engine launched by a GUI must be ready in a fraction of a second.

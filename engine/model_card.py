@@ -27,10 +27,11 @@ from typing import Any
 #: underpromotion family.
 INPUT_NAMES: tuple[str, ...] = ("x", "nbr", "hub", "mask")
 #: The optional input of a network that pools over the position's groups (a game with
-#: `Game.group_roles`: Go's chains, Gomoku's segments, Othello's lines), between the tables and mask: group_members [B, N-1, K]
-#: int32, each point's groups as entries `slot * R + role` (R the game's roles, slots 0..G-1
-#: per position), ascending, padded with -1 (`GraphLayout.group_members`; the extra node is in
-#: none). B and N are dynamic, K is the game's (Go's 4, Othello's 4, Gomoku's 8).
+#: `Game.group_roles`: Go's chains, Gomoku's segments, Othello's lines), between the tables and
+#: mask: group_members [B, N-1, K] int32, each point's groups as entries `slot * R + role` (R the
+#: game's roles, slots 0..G-1 per position), ascending, padded with -1 (`GraphLayout.group_members`;
+#: the extra node is in none). B and N are dynamic, K is the game's (Go's 4, Othello's 4, Gomoku's
+#: 8).
 GROUP_MEMBERS_INPUT = "group_members"
 #: The input of the retired dense form, `groups [B, R, G, N]` float32 0/1: the engine refuses a
 #: model that declares it (it must be exported again from its checkpoint) instead of guessing.

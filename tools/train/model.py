@@ -25,13 +25,13 @@ board). They are trained for what they teach the shared layers, and the engine s
   reduction add, which onnxruntime runs exactly.
 
 Groups (`NetConfig.group_roles`, from the game's `Game.group_roles`: Go's chains, each with its
-stones and its liberties; Gomoku's line segments; Othello's lines) add a pooling over each position's groups to every GIN layer (the
-common fate graph of Graepel et al. 2001, as one message per layer): per group and role the sum
-of its members' rows, the roles concatenated and mapped by `groups.{k}` (Linear(R*w -> w), no
-bias), and the result added to every member's root term, so the layer computes
-`MLP(h + m + sum of the neighbours' h)`, where `m` is the sum of the maps of the groups the node
-belongs to. A stone thus hears its whole chain, however long, and a liberty the chains it
-touches, in one layer. Zero maps compute the lattice network exactly (`add_groups`).
+stones and its liberties; Gomoku's line segments; Othello's lines) add a pooling over each
+position's groups to every GIN layer (the common fate graph of Graepel et al. 2001, as one message
+per layer): per group and role the sum of its members' rows, the roles concatenated and mapped by
+`groups.{k}` (Linear(R*w -> w), no bias), and the result added to every member's root term, so the
+layer computes `MLP(h + m + sum of the neighbours' h)`, where `m` is the sum of the maps of the
+groups the node belongs to. A stone thus hears its whole chain, however long, and a liberty the
+chains it touches, in one layer. Zero maps compute the lattice network exactly (`add_groups`).
 
 Both accept a node mask (the subgraph sampling of the paper): a masked-out node sends no messages,
 takes no part in the policy softmax (its log-probability is `MASKED_LOG_PROB`) and is left out of
