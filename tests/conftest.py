@@ -45,10 +45,13 @@ class TinyModel:
 
 
 def trained_like_net(num_features: int, *, hidden: int = TINY_HIDDEN, layers: int = 3,
-                     dropout: float = 0.1, seed: int = 0, heads: bool = False) -> PolicyValueNet:
+                     dropout: float = 0.1, seed: int = 0, heads: bool = False,
+                     group_roles: int = 0) -> PolicyValueNet:
     """A random network whose normalisation layers are not at their identity initialisation
     (running statistics and affine weights scrambled, as after training), so that parity tests
-    exercise them too; `heads`: with the ownership and score heads. In eval mode."""
+    exercise them too; `heads`: with the ownership and score heads; `group_roles`: pooling
+    over that many roles' groups, its maps not small (so that a wrong pooling shows), the rest
+    of the weights the lattice network's. In eval mode."""
     import torch
 
     from saz.tools.train.model import NetConfig, PolicyValueNet
@@ -65,6 +68,17 @@ def trained_like_net(num_features: int, *, hidden: int = TINY_HIDDEN, layers: in
         for ln in net.norms:
             ln.weight.uniform_(0.5, 1.5)
             ln.bias.uniform_(-0.2, 0.2)
+    if group_roles:
+        from dataclasses import replace
+
+        grouped = PolicyValueNet(replace(net.config, group_roles=group_roles))
+        state = dict(net.state_dict())
+        torch.manual_seed(seed + 1)
+        assert grouped.groups is not None
+        for k, lin in enumerate(grouped.groups):
+            state[f"groups.{k}.weight"] = torch.randn_like(lin.weight) * 0.3
+        grouped.load_state_dict(state)
+        net = grouped
     return net.eval()
 
 

@@ -3,7 +3,6 @@ maximal run of points the other side has no stone on; members that side's stones
 points. Checked against a plain walk over every line, and through an exported network."""
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,7 @@ from saz.engine.games.grid import LINE_DIRECTIONS, line_walks
 from saz.engine.graph import encode, layout
 from saz.tools.train.checkpoint import Checkpoint
 from saz.tools.train.export import export_checkpoint
-from saz.tools.train.model import PolicyValueNet, collate
+from saz.tools.train.model import collate
 
 R = len(Gomoku.group_roles)
 Group = frozenset[tuple[int, int]]  # (point, role)
@@ -100,14 +99,7 @@ def test_random_boards_against_the_plain_walk(width: int, height: int) -> None:
 
 
 def test_the_onnx_file_pools_over_the_segments_as_the_torch_network(tmp_path: Path) -> None:
-    lattice = trained_like_net(Gomoku.num_features(), hidden=16, layers=2, heads=False, seed=4)
-    net = PolicyValueNet(replace(lattice.config, group_roles=R))
-    state = dict(lattice.state_dict())
-    torch.manual_seed(5)
-    for k, lin in enumerate(net.groups):
-        state[f"groups.{k}.weight"] = torch.randn_like(lin.weight) * 0.3
-    net.load_state_dict(state)
-    net.eval()
+    net = trained_like_net(Gomoku.num_features(), hidden=16, layers=2, seed=4, group_roles=R)
     path = tmp_path / "gomoku-segments.onnx"
     export_checkpoint(Checkpoint.of(net, Gomoku, {}), path)
     evaluator = Evaluator(path, device="cpu")

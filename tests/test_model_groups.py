@@ -52,14 +52,8 @@ def grouped_net(*, hidden: int = 16, layers: int = 3, heads: bool = True,
                 seed: int = 0) -> PolicyValueNet:
     """A trained-like Go network with groups whose maps are not small (so that a wrong pooling
     shows), in eval mode."""
-    lattice = trained_like_net(F, hidden=hidden, layers=layers, heads=heads, seed=seed)
-    net = PolicyValueNet(replace(lattice.config, group_roles=R))
-    state = dict(lattice.state_dict())
-    torch.manual_seed(seed + 1)
-    for k, lin in enumerate(net.groups):
-        state[f"groups.{k}.weight"] = torch.randn_like(lin.weight) * 0.3
-    net.load_state_dict(state)
-    return net.eval()
+    return trained_like_net(F, hidden=hidden, layers=layers, heads=heads, seed=seed,
+                            group_roles=R)
 
 
 def pyg(net: PolicyValueNet, xs: list[np.ndarray], lays: list[GraphLayout],
@@ -89,8 +83,9 @@ def test_groups_come_from_the_game_and_round_trip() -> None:
     assert NetConfig.from_dict(legacy).group_roles == 0  # checkpoints before groups
     from saz.engine.games import game_class
 
-    with pytest.raises(ValueError, match="gomoku has no groups"):
-        net_config_for(game_class("gomoku"), groups=True)
+    assert net_config_for(game_class("gomoku"), groups=True).group_roles == 4
+    with pytest.raises(ValueError, match="no groups"):
+        net_config_for(game_class("chess"), groups=True)
     with pytest.raises(ValueError, match="group roles from the game"):
         net_config_for(Go, group_roles=2)
     for bad in (-1, True, 1.5):

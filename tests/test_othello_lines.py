@@ -74,14 +74,7 @@ def _othello_positions(rng: np.random.Generator, count: int, size: int) -> np.nd
 
 def _lines_net(seed: int = 0) -> PolicyValueNet:
     """A trained-like Othello network with line groups whose maps are not small."""
-    lattice = trained_like_net(F, hidden=16, layers=3, heads=True, seed=seed)
-    net = PolicyValueNet(replace(lattice.config, group_roles=R))
-    state = dict(lattice.state_dict())
-    torch.manual_seed(seed + 1)
-    for k, lin in enumerate(net.groups):
-        state[f"groups.{k}.weight"] = torch.randn_like(lin.weight) * 0.3
-    net.load_state_dict(state)
-    return net.eval()
+    return trained_like_net(F, hidden=16, layers=3, heads=True, seed=seed, group_roles=R)
 
 
 def test_the_onnx_file_pools_over_the_lines_as_the_torch_network(tmp_path: Path) -> None:
