@@ -5,10 +5,12 @@ ladder right at 2 s a move.
 The reader here is the textbook one: the chaser ataris (either liberty of a two-liberty chain),
 the chain answers by extending or by capturing a chaser's chain in atari beside it, and three
 liberties is out. It is small enough to trust and checks the set's own claims; the engine under
-test is `saz gtp --game go` as it ships (models/go.onnx).
+test is `saz gtp --game go` as it ships (models/go.onnx), or on the model that the environment's
+`SAZ_GO_MODEL` names (a candidate generation: `SAZ_GO_MODEL=/tmp/gen_N.onnx pytest -m slow -s`).
 """
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,8 +36,9 @@ KEYS = ("position", "kind", "direction", "to_move", "komi", "target", "ladder")
 OUT = 3
 #: Plies of a ladder before the reader gives up (a 19x19 ladder is under 60).
 MAX_PLIES = 200
-#: The engine under test, as it ships.
-SAZ_GTP = [sys.executable, "-m", "saz.engine.cli", "gtp", "--game", "go"]
+#: The engine under test, as it ships unless SAZ_GO_MODEL names another model.
+SAZ_GTP = [sys.executable, "-m", "saz.engine.cli", "gtp", "--game", "go",
+           *(["--model", os.environ["SAZ_GO_MODEL"]] if os.environ.get("SAZ_GO_MODEL") else [])]
 #: Seconds any one reply may take: a 2 s move, or loading the network at the first command, with
 #: room for a loaded machine; past it the test fails saying so rather than hanging.
 REPLY_TIMEOUT = 60.0
