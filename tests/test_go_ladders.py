@@ -2,46 +2,37 @@
 stated ladder is what a plain ladder reader finds, and (slow) the default engine reads every
 ladder right at 2 s a move.
 
-The reader here is the textbook one: the chaser ataris (either liberty of a two-liberty chain),
-the chain answers by extending or by capturing a chaser's chain in atari beside it, and three
-liberties is out. It is small enough to trust and checks the set's own claims; the engine under
-test is `saz gtp --game go` as it ships (models/go.onnx), or on the model that the environment's
-`SAZ_GO_MODEL` names (a candidate generation: `SAZ_GO_MODEL=/tmp/gen_N.onnx pytest -m slow -s`).
+The plain reader and the engine under test are `reference.go_reader`'s (the engine as it ships,
+or on the model that `SAZ_GO_MODEL` names).
 """
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
+from reference.go_reader import (
+    SIZE,
+    VERTICES,
+    board_of,
+    chain,
+    chain_escapes,
+    chaser_captures,
+    genmoves_at_2s,
+    ladder_line,
+    liberties,
+    play,
+)
 
 from saz.engine.games import BLACK, WHITE
 from saz.engine.games.go import Go
-from saz.protocol.gtp_client import GtpClient
-from saz.protocol.sgf_writer import format_sgf
-from saz.protocol.vertex import vertices_for
 
 LADDERS = Path(__file__).parent / "data" / "go-ladders-19x19.txt"
-SIZE = 19
-VERTICES = vertices_for("go", SIZE, SIZE)
 KINDS = ("capture", "nochase", "escape", "noescape")
 DIRECTIONS = ("NE", "NW", "SE", "SW")
 #: The keys of a block, in order, before its diagram; `answer` or `forbidden` is the eighth.
 KEYS = ("position", "kind", "direction", "to_move", "komi", "target", "ladder")
-#: The chain being chased is out with this many liberties.
-OUT = 3
-#: Plies of a ladder before the reader gives up (a 19x19 ladder is under 60).
-MAX_PLIES = 200
-#: The engine under test, as it ships unless SAZ_GO_MODEL names another model.
-SAZ_GTP = [sys.executable, "-m", "saz.engine.cli", "gtp", "--game", "go",
-           *(["--model", os.environ["SAZ_GO_MODEL"]] if os.environ.get("SAZ_GO_MODEL") else [])]
-#: Seconds any one reply may take: a 2 s move, or loading the network at the first command, with
-#: room for a loaded machine; past it the test fails saying so rather than hanging.
-REPLY_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)
@@ -105,116 +96,6 @@ def _parse_block(lines: list[str]) -> Ladder:
 
 def ladder_set() -> list[Ladder]:
     return parse_ladders(LADDERS.read_text())
-
-
-# -- a plain ladder reader over a board of point colours (1 black, -1 white, 0 empty) ---------
-Board = tuple[int, ...]
-
-
-def _neighbours(p: int) -> Iterator[int]:
-    x, y = p % SIZE, p // SIZE
-    if x > 0:
-        yield p - 1
-    if x < SIZE - 1:
-        yield p + 1
-    if y > 0:
-        yield p - SIZE
-    if y < SIZE - 1:
-        yield p + SIZE
-
-
-def chain(board: Board, p: int) -> set[int]:
-    """The stones of the chain on `p`."""
-    stones, todo = {p}, [p]
-    while todo:
-        for q in _neighbours(todo.pop()):
-            if board[q] == board[p] and q not in stones:
-                stones.add(q)
-                todo.append(q)
-    return stones
-
-
-def liberties(board: Board, p: int) -> set[int]:
-    """The empty points beside the chain on `p`."""
-    return {q for s in chain(board, p) for q in _neighbours(s) if board[q] == 0}
-
-
-def play(board: Board, p: int, color: int) -> Board | None:
-    """The board after `color` plays `p`, its captures taken off; None where it is illegal
-    (occupied, or suicide). The set has no ko to care about."""
-    if board[p] != 0:
-        return None
-    after = list(board)
-    after[p] = color
-    for q in _neighbours(p):
-        if after[q] == -color and not liberties(tuple(after), q):
-            for s in chain(tuple(after), q):
-                after[s] = 0
-    result = tuple(after)
-    return result if liberties(result, p) else None
-
-
-def chaser_captures(board: Board, target: int, plies: int = 0) -> bool:
-    """The chaser (the target's opponent) to move: whether its ataris alone capture the chain."""
-    if board[target] == 0:
-        return True
-    libs = liberties(board, target)
-    if len(libs) == 1:
-        return True
-    if len(libs) >= OUT or plies > MAX_PLIES:
-        return False
-    for move in libs:
-        after = play(board, move, -board[target])
-        if after is None:
-            continue
-        if after[target] == 0 or (len(liberties(after, target)) == 1
-                                  and not chain_escapes(after, target, plies + 1)):
-            return True
-    return False
-
-
-def chain_escapes(board: Board, target: int, plies: int = 0) -> bool:
-    """The chain's side to move, the chain in atari: whether extending, or capturing a chaser's
-    chain in atari beside it, gets it out of the ladder."""
-    color = board[target]
-    moves = set(liberties(board, target))
-    for stone in chain(board, target):
-        for q in _neighbours(stone):
-            if board[q] == -color and len(liberties(board, q)) == 1:
-                moves |= liberties(board, q)
-    for move in moves:
-        after = play(board, move, color)
-        if after is None or after[target] == 0:
-            continue
-        libs = len(liberties(after, target))
-        if libs >= OUT or (libs == 2 and not chaser_captures(after, target, plies + 1)):
-            return True
-    return False
-
-
-def ladder_line(board: Board, target: int) -> list[int]:
-    """The ladder's main line as far as it runs: the chaser's atari that leaves the chain one way
-    out, the extension, and so on, until the chain is out or captured (breakers decide where)."""
-    color = board[target]
-    line: list[int] = []
-    while len(line) < MAX_PLIES and board[target] != 0 and len(liberties(board, target)) == 2:
-        for atari in sorted(liberties(board, target)):
-            after = play(board, atari, -color)
-            if after is None or after[target] == 0 or len(liberties(after, target)) != 1:
-                continue
-            (extension,) = liberties(after, target)
-            extended = play(after, extension, color)
-            if extended is not None and len(liberties(extended, target)) == 2:
-                break
-        else:
-            break
-        line += [atari, extension]
-        board = extended
-    return line
-
-
-def board_of(game: Go) -> Board:
-    return tuple(int(c) for c in game.board)
 
 
 def reads_as(ladder: Ladder) -> bool:
@@ -391,31 +272,22 @@ def test_the_core_reader_on_the_first_line() -> None:
     # Black's L1 drives White left, away from R1: that works; J1 drives it into R1: it fails.
     assert planes_of(broken)["ladder_capture"] == {VERTICES.parse("L1")}
 
-
 # -- the engine --------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_the_default_engine_reads_every_ladder_right_at_2s_a_move(tmp_path: Path) -> None:
-    """`saz gtp --game go` as it ships, at 2 s a move (a one-stone Canadian period), plays an
-    answer, or no forbidden move, in every position. Expected to fail on some today (issue 65):
-    the printed line says which, and what the engine played."""
+    """The engine under test (`reference.go_reader`), at 2 s a move, plays an answer, or no
+    forbidden move, in every position. Expected to fail on some today (issue 65): the printed
+    line says which, and what the engine played."""
     ladders = ladder_set()
+    moves = genmoves_at_2s([ladder.game for ladder in ladders], tmp_path)
     played: list[str] = []
     wrong: list[tuple[int, str, str]] = []
-    # command() fails the test on a `?` reply; leaving the block sends `quit` (or kills the
-    # engine on an error).
-    with GtpClient(SAZ_GTP) as saz:
-        for ladder in ladders:
-            record = tmp_path / f"{ladder.number}.sgf"
-            record.write_text(format_sgf(ladder.game))
-            saz.command(f"loadsgf {record}", timeout=REPLY_TIMEOUT)
-            saz.command("time_settings 0 2 1", timeout=REPLY_TIMEOUT)
-            color = "b" if ladder.game.to_move == BLACK else "w"
-            move = VERTICES.parse(saz.command(f"genmove {color}", timeout=REPLY_TIMEOUT))
-            right = move in ladder.answer if ladder.answer else move not in ladder.forbidden
-            played.append(f"{ladder.number} {ladder.kind} {ladder.direction} "
-                          f"{VERTICES.format(move)} {'right' if right else 'WRONG'}")
-            if not right:
-                wrong.append((ladder.number, ladder.kind, VERTICES.format(move)))
+    for ladder, move in zip(ladders, moves, strict=True):
+        right = move in ladder.answer if ladder.answer else move not in ladder.forbidden
+        played.append(f"{ladder.number} {ladder.kind} {ladder.direction} "
+                      f"{VERTICES.format(move)} {'right' if right else 'WRONG'}")
+        if not right:
+            wrong.append((ladder.number, ladder.kind, VERTICES.format(move)))
     print("\n".join(played))
     print(f"right in {len(ladders) - len(wrong)} of {len(ladders)}; wrong: {wrong}")
     assert not wrong
