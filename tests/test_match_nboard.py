@@ -65,7 +65,9 @@ def test_a_game_between_nboard_engines_is_played_out(tmp_path: Path) -> None:
 def test_a_game_clock_is_sent_as_each_sides_time_left(tmp_path: Path) -> None:
     setup = GameSetup("othello", 8, 8, MatchTimeControl.parse("100+2"), {})
     log = tmp_path / "w"
-    play_game(setup, fake("b"), fake("w", log=log), max_plies=6)
+    # Black takes 0.05 s a move, so the time its moves carry cannot round to nothing.
+    play_game(setup, fake("b", "!sleep=0.05:!legal", "!sleep=0.05:!legal"), fake("w", log=log),
+              max_plies=6)
     first, second = (parse_ggf(text) for text in sent_games(log)[:2])
     assert first.tags["TI"] == second.tags["TI"] == "1:40/2"
     black_left, white_left = clock_seconds(second, BLACK), clock_seconds(second, WHITE)
