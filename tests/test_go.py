@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -29,6 +30,19 @@ from saz.engine.perft import perft
 #: The moves one ladder read may play (go.cpp's kLadderBudget): a read that runs out calls the
 #: chain out.
 LADDER_BUDGET = 1000
+#: The moves a ladder must run past the chaser's atari for the search to leave that atari out
+#: when the chain gets away (go.cpp's kLadderRun).
+LADDER_RUN = 15
+
+
+@dataclass
+class Read:
+    """One ladder read's state: the moves it may still play, and the most stones any position it
+    reached has had on top of where it started (how far the ladder ran)."""
+
+    start: int
+    budget: int = LADDER_BUDGET
+    reach: int = 0
 
 
 class Reference:
@@ -107,45 +121,47 @@ class Reference:
         return theirs <= (1 if len(inside) == 4 else 0)
 
     def search_moves(self) -> list[int]:
-        """The legal moves but own eyes and the extensions that run into a working ladder (all of
-        those stay when nothing else but the pass is legal)."""
+        """The legal moves but own eyes, the extensions that run into a working ladder and the
+        ataris that start a broken one (the ladder moves stay when nothing else but the pass is
+        legal)."""
         moves = self.legal_moves()
         points = {m for m in moves if m != self.num_points}
-        doomed = {p for p in points if self.runs_into_ladder(p)}
-        if doomed == points:
-            doomed = set()
+        unsound = {p for p in points if self.runs_into_ladder(p) or self.starts_broken_ladder(p)}
+        if unsound == points:
+            unsound = set()
         return [m for m in moves
-                if m == self.num_points or not (self.own_eye(m) or m in doomed)]
+                if m == self.num_points or not (self.own_eye(m) or m in unsound)]
 
     # -- ladders, read as the core reads them (go.cpp: ladder_takes, ladder_escapes) ---------------
-    def ladder_step(self, p: int, budget: list[int]) -> Reference | None:
-        """The position after the side to move plays `p` (one move of `budget[0]` spent), or None
-        where the rules refuse it."""
+    def ladder_step(self, p: int, read: Read) -> Reference | None:
+        """The position after the side to move plays `p` (one move of the read's budget spent),
+        or None where the rules refuse it."""
         if self.after(p)[0] is None:
             return None
         child = self.copy()
         child.play(p)
-        budget[0] -= 1
+        read.budget -= 1
+        read.reach = max(read.reach, len(child.history) - read.start)
         return child
 
-    def ladder_takes(self, stone: int, budget: list[int]) -> bool:
+    def ladder_takes(self, stone: int, read: Read) -> bool:
         """The attacker to move: whether its ataris take the chain on `stone`."""
         liberties = self.chain(self.board, stone)[1]
         if len(liberties) <= 1:
             return True
-        if len(liberties) >= 3 or budget[0] <= 0:
+        if len(liberties) >= 3 or read.budget <= 0:
             return False
         for p in sorted(liberties):
-            child = self.ladder_step(p, budget)
-            if child is not None and not child.ladder_escapes(stone, budget):
+            child = self.ladder_step(p, read)
+            if child is not None and not child.ladder_escapes(stone, read):
                 return True
         return False
 
-    def ladder_escapes(self, stone: int, budget: list[int]) -> bool:
+    def ladder_escapes(self, stone: int, read: Read) -> bool:
         """The chain on `stone` to move, in atari: whether running or capturing an attacker's
         chain in atari beside it gets it out."""
         stones, liberties = self.chain(self.board, stone)
-        if len(liberties) >= 2 or budget[0] <= 0:
+        if len(liberties) >= 2 or read.budget <= 0:
             return True
         moves = set(liberties)
         for s in stones:
@@ -155,8 +171,8 @@ class Reference:
                     if len(theirs) == 1:
                         moves |= theirs
         for p in sorted(moves):
-            child = self.ladder_step(p, budget)
-            if child is not None and not child.ladder_takes(stone, budget):
+            child = self.ladder_step(p, read)
+            if child is not None and not child.ladder_takes(stone, read):
                 return True
         return False
 
@@ -165,21 +181,25 @@ class Reference:
         twin.to_move = color
         return twin
 
+    def read(self) -> Read:
+        """A new ladder read from this position."""
+        return Read(start=len(self.history))
+
     def ladder_captured(self, stone: int) -> bool:
         """In atari: the chain's side first; two liberties: the attacker first; more: never."""
         color, liberties = self.board[stone], self.chain(self.board, stone)[1]
         if len(liberties) == 1:
-            return not self.as_mover(color).ladder_escapes(stone, [LADDER_BUDGET])
-        return len(liberties) == 2 and self.as_mover(-color).ladder_takes(stone, [LADDER_BUDGET])
+            return not self.as_mover(color).ladder_escapes(stone, self.read())
+        return len(liberties) == 2 and self.as_mover(-color).ladder_takes(stone, self.read())
 
     def ladder_starts(self, stone: int) -> set[int]:
         """The attacker's ataris on the two-liberty chain on `stone` that take it."""
         attacker = self.as_mover(-self.board[stone])
         starts = set()
         for p in sorted(self.chain(self.board, stone)[1]):
-            budget = [LADDER_BUDGET]
-            child = attacker.ladder_step(p, budget)
-            if child is not None and not child.ladder_escapes(stone, budget):
+            read = self.read()
+            child = attacker.ladder_step(p, read)
+            if child is not None and not child.ladder_escapes(stone, read):
                 starts.add(p)
         return starts
 
@@ -195,7 +215,26 @@ class Reference:
             return False
         child = self.copy()
         child.play(p)
-        return child.ladder_takes(p, [LADDER_BUDGET])
+        return child.ladder_takes(p, self.read())
+
+    def starts_broken_ladder(self, p: int) -> bool:
+        """Whether `p` is only an atari on an opponent chain with two liberties (it captures
+        nothing, ataris no other chain, joins no chain of ours in atari) that runs LADDER_RUN
+        moves or more down the ladder and gets out, read within the budget."""
+        me = self.to_move
+        if any(self.board[q] == me and len(self.chain(self.board, q)[1]) == 1
+               for q in self.neighbours(p)):
+            return False
+        chased = {min(self.chain(self.board, q)[0]) for q in self.neighbours(p)
+                  if self.board[q] == -me and len(self.chain(self.board, q)[1]) == 2}
+        board, _, captured = self.after(p)
+        if board is None or captured or len(chased) != 1:
+            return False
+        child = self.copy()
+        child.play(p)
+        read = child.read()
+        return (child.ladder_escapes(chased.pop(), read) and read.budget > 0
+                and read.reach >= LADDER_RUN)
 
     def play(self, move: int) -> None:
         if move == self.num_points:

@@ -24,6 +24,7 @@ from reference.go_reader import (
     liberties,
     play,
 )
+from test_go import Reference
 
 from saz.engine.games import BLACK, WHITE
 from saz.engine.games.go import Go
@@ -199,9 +200,10 @@ def planes_of(game: Go) -> dict[str, set[int]]:
 @pytest.mark.parametrize("ladder", ladder_set(), ids=lambda ladder: f"position{ladder.number}")
 def test_the_core_reader_reads_each_position_as_its_block_says(ladder: Ladder) -> None:
     """The core's reader finds each block's `ladder`; the planes mark the chain where the ladder
-    works (the chaser's working atari too), and the search leaves out running from a working
-    ladder only: the escape's extension is searched, and so is every atari of the chaser, the
-    one that fails too (nochase is the network's to learn from the planes)."""
+    works (the chaser's working atari too), and the search leaves out the ladder's unsound moves
+    only: running from a working ladder (noescape) and starting one that a breaker stops
+    (nochase); the escape's extension is searched, and so are the working atari and the atari
+    from the other side, which lets the chain out at once (no ladder run)."""
     game = ladder.game
     board = board_of(game)
     chain_stones = chain(board, ladder.target)
@@ -214,7 +216,7 @@ def test_the_core_reader_reads_each_position_as_its_block_says(ladder: Ladder) -
     assert (chain_stones <= marked) == ladder.works and (chain_stones & marked) == (
         chain_stones if ladder.works else set())
     if ladder.kind in ("capture", "nochase"):
-        assert libs <= searched
+        assert libs - ladder.forbidden <= searched and not ladder.forbidden & searched
         assert planes["ladder_capture"] & libs == set(ladder.answer)
     elif ladder.kind == "escape":
         assert ladder.answer <= searched
@@ -251,11 +253,42 @@ def test_the_core_reader_on_hand_made_ladders(stones: dict[str, int], works: boo
     assert chaser_captures(board_of(game), target) == works
     assert game.ladder_captured(target) == works
     assert (VERTICES.parse("D4") in planes_of(game)["ladder_capture"]) == works
+    # Black's atari D4 is searched where the ladder works; where a breaker stops it, it is left
+    # out (the ladder runs far first); the atari from the other side, E3, is always searched.
+    atari, other = VERTICES.parse("D4"), VERTICES.parse("E3")
+    assert (atari in game.search_moves()) == works and other in game.search_moves()
     # White to move, in atari after Black's D4: its extension E3 is searched only where it runs.
     game.play(VERTICES.parse("D4"))
     extension = VERTICES.parse("E3")
     assert game.ladder_captured(target) == works == (not chain_escapes(board_of(game), target))
     assert (extension in game.search_moves()) == (not works)
+
+
+@pytest.mark.parametrize(("stones", "searched"), [
+    ({"E4": WHITE}, True),  # E3 joins E4 at once: the chain is out at the first step
+    ({"F4": WHITE}, True),  # out after one step (the deepest read: 3 moves past the atari)
+    ({"H7": WHITE}, True),  # a short ladder that breaks (13 moves): the network's to judge
+    ({"H8": WHITE}, False),  # 15 moves down the ladder, then out: left out
+    ({"P14": WHITE}, False),  # 41 moves, to the breaker 12 lines away
+])
+def test_the_search_leaves_out_only_the_start_of_a_ladder_that_runs_and_breaks(
+        stones: dict[str, int], searched: bool) -> None:
+    """The corner ladder's atari D4 is left out of the search only where the chain runs 15
+    moves or more down the ladder before a breaker lets it out (the reference reader in
+    tests/test_go.py checks the atari that does more than start the ladder)."""
+    game = hand_made(**stones)
+    assert (VERTICES.parse("D4") in game.search_moves()) == searched
+    assert game.is_legal(VERTICES.parse("D4"))
+
+
+def test_the_search_moves_agree_with_the_reference_on_every_ladder() -> None:
+    """The core's search moves are tests/test_go.py's reference's (each rule read from scratch)
+    on every position of the set and on the corner ladder with and without its breaker."""
+    games = [ladder.game for ladder in ladder_set()]
+    games += [hand_made(), hand_made(P14=WHITE), hand_made(H7=WHITE), hand_made(H8=WHITE)]
+    for game in games:
+        ref = Reference(SIZE, SIZE, game.rules.komi, game.board.tolist(), game.to_move)
+        assert game.search_moves().tolist() == ref.search_moves()
 
 
 def test_the_core_reader_on_the_first_line() -> None:
@@ -276,8 +309,7 @@ def test_the_core_reader_on_the_first_line() -> None:
 @pytest.mark.slow
 def test_the_default_engine_reads_every_ladder_right_at_2s_a_move(tmp_path: Path) -> None:
     """The engine under test (`reference.go_reader`), at 2 s a move, plays an answer, or no
-    forbidden move, in every position. Expected to fail on some today (issue 65): the printed
-    line says which, and what the engine played."""
+    forbidden move, in every position. The printed lines say what the engine played in each."""
     ladders = ladder_set()
     moves = genmoves_at_2s([ladder.game for ladder in ladders], tmp_path)
     played: list[str] = []

@@ -61,6 +61,12 @@ constexpr int kLadderFeature = 14;  // own_ladder; opponent_ladder and ladder_ca
 // 70 moves, and reading each atari from the wrong side, which lets the chain out, costs two more
 // per step: 1000 reads any real ladder to its end and bounds the odd tangle of counter-ataris.
 constexpr int kLadderBudget = 1000;
+// Moves a ladder must run past the chaser's first atari before a breaker stops it for the search
+// to leave that atari out (see broken_ladder_starts): the chain's extension and seven more steps.
+// Shorter broken ladders are the network's to judge: GNU Go 3.8 at level 10 plays ataris that run
+// up to 13 moves and then break (8 moves in 2,789 of its moves in our 9x9 and 13x13 records), and
+// never a longer one.
+constexpr int kLadderRun = 15;
 
 // The Zobrist keys of one board size: per point for a black and a white stone, and for White to
 // move. They come from the Python layer (engine/games/zobrist.py), so that a position hashes the
@@ -217,14 +223,16 @@ class GoPosition final : public Position {
     return passes_ >= 2 ? 0 : legal_points().count() + 1;
   }
 
-  // Every legal move but filling one of our own eyes, and running from a working ladder.
+  // Every legal move but filling one of our own eyes, running from a working ladder and starting
+  // a ladder that a breaker stops.
   // Under area scoring an eye is already our point, so filling it gains nothing and takes a
   // liberty the group may need to live: the network, trained on small boards, does it on large
   // ones until whole groups die (a model trained on 9x9 lost 20 games of 19x19 by the whole board
   // to GNU Go that way). Extending a chain in atari that a ladder captures all the same only
   // gives the opponent more stones (the network, seeing a few steps, plays the local extension
-  // whatever lies at the ladder's end): see `doomed_extensions`. The pass always stays, so a
-  // search left with only eyes to fill passes.
+  // whatever lies at the ladder's end): see `doomed_extensions`. Starting a ladder that fails
+  // lets the chain out and leaves the chaser cut behind it: see `broken_ladder_starts`. The pass
+  // always stays, so a search left with only eyes to fill passes.
   void search_moves(Moves& out) const override {
     out.clear();
     if (passes_ >= 2) return;
@@ -232,9 +240,12 @@ class GoPosition final : public Position {
     const BB empty = grid_.full ^ (occ_[0] | occ_[1]);
     // Points whose every neighbour is our stone: no empty and no opponent point next to them.
     const BB surrounded = legal.minus(dilate(empty | occ(-to_move_)));
-    const BB doomed = const_cast<GoPosition*>(this)->doomed_extensions(legal);
+    GoPosition* self = const_cast<GoPosition*>(this);
+    BB unsound = self->doomed_extensions(legal) | self->broken_ladder_starts(legal);
+    // When nothing but these is legal, they stay: there is no better move to leave them for.
+    if (!legal.minus(unsound).any()) unsound = BB();
     legal.for_each([&](int p) {
-      if ((!surrounded.test(p) || !own_eye(p)) && !doomed.test(p)) out.push_back(p);
+      if ((!surrounded.test(p) || !own_eye(p)) && !unsound.test(p)) out.push_back(p);
     });
     out.push_back(pass_move());
   }
@@ -680,13 +691,17 @@ class GoPosition final : public Position {
 
   // Whether one of `moves` that the side to move may play makes `holds()` true, each read from
   // the position after it and taken back: one ply of the ladder reader's search.
+  // Each move read counts into the read's depth, and the deepest line read into `ladder_reach_`:
+  // how far the ladder ran (see broken_ladder_starts).
   template <class Holds>
   bool ladder_some(BB moves, int& budget, Holds&& holds) {
     for (BB rest = moves; rest.any();) {
       const int p = rest.lowest();
       rest.reset(p);
       if (!ladder_step(p, budget)) continue;
+      ladder_reach_ = std::max(ladder_reach_, ++ladder_depth_);
       const bool yes = holds();
+      --ladder_depth_;
       undo();
       if (yes) return true;
     }
@@ -763,9 +778,7 @@ class GoPosition final : public Position {
   // Our extensions that run into a working ladder, among the `legal` points: each liberty of our
   // chains in atari where the stone captures nothing and leaves the chain (the stone's, with
   // whatever it joins) to a ladder: one liberty, or two and the opponent's ataris take it. A
-  // capture stays (it is the other way out of a ladder, and the reader counts it so), and so does
-  // every extension when nothing else is legal but the pass: then there is no better move to
-  // leave it for.
+  // capture stays (it is the other way out of a ladder, and the reader counts it so).
   BB doomed_extensions(const BB& legal) {
     BB runs;
     short_.for_each([&](int r) {
@@ -787,7 +800,52 @@ class GoPosition final : public Position {
     });
     legal_ = legal_cache;
     legal_valid_ = valid;
-    return legal.minus(doomed).any() ? doomed : BB();
+    return doomed;
+  }
+
+  // Our ataris that start a ladder a breaker stops, among the `legal` points: on an opponent
+  // chain with two liberties, an atari that captures nothing, ataris no other chain and joins no
+  // chain of ours in atari (a move that does only the atari), after which the chain runs at least
+  // kLadderRun moves down the ladder and gets out, the read finished within its budget. Such an
+  // atari drives the chain along to the breaker and leaves the chaser's stones behind it cut:
+  // the network, seeing a few steps, plays it as if the ladder worked (issue 65's ladder set).
+  // A short run (the chain connects out at once or after a few steps) stays.
+  BB broken_ladder_starts(const BB& legal) {
+    BB chased;
+    short_.for_each([&](int r) {
+      if (color_[r] == -to_move_ && libs_[r].count() == 2) chased |= libs_[r];
+    });
+    chased &= legal;
+    BB broken;
+    if (!chased.any()) return broken;
+    const int mover = to_move_;
+    const BB legal_cache = legal_;
+    const bool valid = legal_valid_;
+    chased.for_each([&](int p) {
+      Effect e;
+      if (analyse(p, e) != nullptr || e.n_captured > 0) return;
+      for (int k = 0; k < e.n_own; ++k)
+        if (libs_[e.own[k]].count() == 1) return;  // it saves a chain of ours as well
+      int target = -1, ataris = 0;
+      for (int k = 0; k < e.n_enemies; ++k) {
+        const int r = e.enemies[k];
+        if (libs_[r].count() == 2) {
+          target = r;
+          ++ataris;
+        }
+      }
+      if (ataris != 1) return;  // a double atari is more than a ladder
+      int budget = kLadderBudget;
+      place(p, e);
+      to_move_ = -mover;
+      ladder_depth_ = ladder_reach_ = 0;
+      const bool out = ladder_escapes(target, budget);
+      if (out && budget > 0 && ladder_reach_ >= kLadderRun) broken.set(p);
+      undo();
+    });
+    legal_ = legal_cache;
+    legal_valid_ = valid;
+    return broken;
   }
 
   double komi_;
@@ -816,6 +874,8 @@ class GoPosition final : public Position {
   std::vector<int> merged_, captured_;
   mutable BB legal_;
   mutable bool legal_valid_ = false;
+  // A ladder read's depth in moves, and the deepest it has gone (see ladder_some).
+  int ladder_depth_ = 0, ladder_reach_ = 0;
 };
 
 // UnsupportedSize (a ValueError in Python) unless both sides are 2..25.
