@@ -498,6 +498,26 @@ def test_snapback() -> None:
     assert game.captures(WHITE) == 5
 
 
+def test_urgent_moves_are_the_captures_of_chains_of_three_stones_or_more_in_atari() -> None:
+    """Black to move: the capture of White's three stones in atari (at (3, 2)) is urgent; that
+    of its two stones in atari (at (0, 3)) is not, nor is saving Black's own stone in atari.
+    White to move, nothing is: Black's one chain in atari is a single stone."""
+    diagram = """
+        . X X X . . .
+        X O O O X . .
+        . X X . . . .
+        . O X . . . .
+        X O X . . . .
+        . X . . . O O
+        . . . . . . X"""
+    game = Go.from_diagram(diagram, to_move=BLACK)
+    at = game.point
+    assert [game.liberties(at(x, y)) for x, y in ((1, 1), (1, 3), (6, 6))] == [1, 1, 1]
+    assert game.urgent_moves().tolist() == [at(3, 2)]
+    assert set(game.urgent_moves().tolist()) <= set(game.search_moves().tolist())
+    assert Go.from_diagram(diagram, to_move=WHITE).urgent_moves().tolist() == []
+
+
 def test_search_moves_leave_out_filling_own_eyes_only() -> None:
     game = Go.from_diagram("""
         . X . X .

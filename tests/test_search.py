@@ -766,3 +766,45 @@ def test_a_random_chess_network_round_trips_through_the_evaluator_and_the_search
             check_tree(search)
             assert game.is_legal(result.best_move) and result.root_visits >= 48
             game.play(result.best_move)
+
+
+class MaterialNet(PeakedNet):
+    """A `PeakedNet` whose value is the side to move's stones less the opponent's (the first
+    two input planes), squashed: a capture shows in the value of the position after it."""
+
+    def run(self, x, layout, mask=None):
+        log_policy, _ = super().run(x, layout, mask)
+        stones = x[:, :, 0].sum(axis=1) - x[:, :, 1].sum(axis=1)
+        return log_policy, np.tanh(0.05 * stones).astype(np.float32)
+
+
+@pytest.mark.parametrize("floor", [0.1, 0.0])
+def test_the_roots_urgent_moves_get_their_prior_lifted_and_are_searched(floor: float) -> None:
+    """Go: White's three stones in atari, a network that puts its mass on a corner point and
+    values stones. The capture (an urgent move) gets `urgent_prior` at the root, so it is
+    visited, and its value brings it more visits; with the floor off, its near-zero prior leaves
+    it all but unvisited."""
+    from saz.engine.games.go import Go
+
+    game = Go.from_diagram("""
+        . X X X . . .
+        X O O O X . .
+        . X X . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .""")
+    capture, corner = game.point(3, 2), game.point(6, 6)
+    assert game.urgent_moves().tolist() == [capture]
+    peak = int(game.policy_indices(np.array([corner]))[0])
+    search = MCTS(MaterialNet(game.policy_size, peak), SearchOptions(urgent_prior=floor, batch_size=1, seed=0))
+    result = search.search(game, SearchLimits(visits=60, early_stop=False))
+    check_tree(search)
+    info = {m.move: m for m in result.moves}
+    visits = info[capture].visits if capture in info else 0
+    if floor:  # visited early, then again and again on its value
+        assert info[capture].prior == pytest.approx(floor, rel=1e-6) and visits >= 8
+    else:
+        assert visits <= 1
+    with pytest.raises(ValueError, match="urgent_prior"):
+        SearchOptions(urgent_prior=1.5)

@@ -61,6 +61,10 @@ constexpr int kLadderFeature = 14;  // own_ladder; opponent_ladder and ladder_ca
 // 70 moves, and reading each atari from the wrong side, which lets the chain out, costs two more
 // per step: 1000 reads any real ladder to its end and bounds the odd tangle of counter-ataris.
 constexpr int kLadderBudget = 1000;
+// The stones an opponent chain in atari must have for its capture to be urgent (see
+// urgent_moves): beyond the one- and two-stone captures of ko and of everyday fighting, which the
+// network judges.
+constexpr int kUrgentStones = 3;
 // Moves a ladder must run past the chaser's first atari before a breaker stops it for the search
 // to leave that atari out (see broken_ladder_starts): the chain's extension and seven more steps.
 // Shorter broken ladders are the network's to judge: GNU Go 3.8 at level 10 plays ataris that run
@@ -248,6 +252,20 @@ class GoPosition final : public Position {
       if ((!surrounded.test(p) || !own_eye(p)) && !unsound.test(p)) out.push_back(p);
     });
     out.push_back(pass_move());
+  }
+
+  // The captures of opponent chains of kUrgentStones stones or more in atari: a swing of that
+  // many stones and their points, which the network, trained where such chains seldom fall,
+  // may give almost no prior (issue 65's big-group set: a seven-stone capture never visited).
+  void urgent_moves(Moves& out) const override {
+    out.clear();
+    if (passes_ >= 2) return;
+    BB captures;
+    short_.for_each([&](int r) {
+      if (color_[r] == -to_move_ && libs_[r].count() == 1 && stones_[r].count() >= kUrgentStones)
+        captures |= libs_[r];
+    });
+    (captures & legal_points()).for_each([&](int p) { out.push_back(p); });
   }
 
   bool is_legal(int move) const override {

@@ -96,6 +96,12 @@ NB_MODULE(_core, m) {
              p.search_moves(moves);
              return to_numpy(moves);
            })
+      .def("urgent_moves",
+           [](const Position& p) {
+             Moves moves;
+             p.urgent_moves(moves);
+             return to_numpy(moves);
+           })
       .def("is_legal", &Position::is_legal, nb::arg("move"))
       .def("play", &Position::play, nb::arg("move"))
       .def("undo", &Position::undo)

@@ -96,6 +96,11 @@ class Position {
   // only hurt the side that plays them (Go: filling one's own eye). The search expands these;
   // the rules (`legal_moves`, `is_legal`, `play`) still take the others. Default: every one.
   virtual void search_moves(Moves& out) const { legal_moves(out); }
+  // Search moves the root should look at whatever the network's prior, ascending: moves whose
+  // worth the rules can tell at a glance and a network that sees a few steps may miss (Go: the
+  // capture of a large chain in atari). The search lifts their root priors
+  // (SearchOptions.urgent_prior). Default: none.
+  virtual void urgent_moves(Moves& out) const { out.clear(); }
   // How many moves `legal_moves` would list (perft's last ply counts them in bulk).
   virtual int count_legal_moves() const {
     Moves moves;

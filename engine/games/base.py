@@ -336,6 +336,13 @@ class Game(ABC):
         `play` still takes every legal move."""
         return self._core.search_moves()
 
+    def urgent_moves(self) -> np.ndarray:
+        """The search moves the root should look at whatever the network's prior, ascending:
+        moves whose worth the rules tell at a glance and a network seeing a few steps may miss
+        (Go: capturing a chain of three stones or more in atari). The search lifts their root
+        priors to `SearchOptions.urgent_prior`. Empty for most games."""
+        return self._core.urgent_moves()
+
     def is_legal(self, move: int) -> bool:
         """Whether `play(move)` would accept `move` now; never raises. After an end
         that the rules let a controller continue (Go's two passes) this is the move's legality

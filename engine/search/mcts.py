@@ -364,6 +364,7 @@ class MCTS:
                 self._finish(batch, self._run(batch), counters)
         if allowed is not None:
             tree.restrict_root(sorted(allowed))
+        self._lift_urgent_moves(root)
         guarded = self._guard_root(root, threat_budget)
         moves, _ = tree.root_edges()
         if len(moves) == 1:
@@ -659,6 +660,19 @@ class MCTS:
         for j in range(leaves):
             mask[j * (1 + k) + 1:(j + 1) * (1 + k)] = windows[j * k:(j + 1) * k]
         return mask
+
+    def _lift_urgent_moves(self, root: Game) -> None:
+        """Raise the root priors of the game's urgent moves (`Game.urgent_moves`) to at least
+        `urgent_prior`: PUCT then visits them early, and what the network says of the position
+        after them decides, not its prior for them."""
+        floor = self.options.urgent_prior
+        urgent = set(root.urgent_moves().tolist()) if floor > 0 else set()
+        if not urgent:
+            return
+        moves, priors = self._tree.root_edges()
+        lifted = [max(p, floor) if m in urgent else p for m, p in zip(moves, priors, strict=True)]
+        if lifted != list(priors):
+            self._tree.set_root_priors(lifted)
 
     def _add_root_noise(self) -> None:
         _, priors = self._tree.root_edges()

@@ -61,6 +61,10 @@ class SearchOptions:
     #: sqrt(k * prior * root visits) visits, so noise-favoured moves are explored enough to be
     #: judged; their excess is pruned from the policy target (`prune_policy_target`). 0: off.
     forced_playouts_k: float = 0.0
+    #: The least root prior of the game's urgent moves (`Game.urgent_moves`: Go's capture of a
+    #: chain of three stones or more in atari), so that the search looks at them early and their
+    #: value, not a network's near-zero prior, decides. 0: off.
+    urgent_prior: float = 0.1
     #: Tree nodes kept at most; the search stops adding when it is reached.
     max_nodes: int = 50_000_000
     #: Bytes the search tree may hold (`--max-memory`): at the budget the search stops growing
@@ -129,6 +133,8 @@ class SearchOptions:
             raise ValueError("c_puct must be > 0")
         if self.forced_playouts_k < 0:
             raise ValueError("forced_playouts_k must be >= 0")
+        if not 0.0 <= self.urgent_prior <= 1.0:
+            raise ValueError("urgent_prior must be in [0, 1] (0: off)")
         if self.memory_limit is not None and self.memory_limit <= 0:
             raise ValueError("memory_limit must be > 0 (None: no limit)")
         if self.max_tree_bytes <= 0:
