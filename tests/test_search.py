@@ -806,5 +806,19 @@ def test_the_roots_urgent_moves_get_their_prior_lifted_and_are_searched(floor: f
         assert info[capture].prior == pytest.approx(floor, rel=1e-6) and visits >= 8
     else:
         assert visits <= 1
-    with pytest.raises(ValueError, match="urgent_prior"):
-        SearchOptions(urgent_prior=1.5)
+
+
+def test_urgent_prior_is_a_front_end_option(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--urgent-prior` sets the floor (0: off); a value outside [0, 1] is the parser's error."""
+    import argparse
+
+    from saz.engine.search.options import add_search_arguments, search_options
+
+    parser = argparse.ArgumentParser()
+    add_search_arguments(parser)
+    assert search_options(parser, parser.parse_args([])).urgent_prior == 0.1
+    assert search_options(parser, parser.parse_args(["--urgent-prior", "0"])).urgent_prior == 0
+    with pytest.raises(SystemExit) as exit_:
+        search_options(parser, parser.parse_args(["--urgent-prior", "1.5"]))
+    assert exit_.value.code == 2
+    assert "urgent_prior must be in [0, 1]" in capsys.readouterr().err

@@ -171,6 +171,11 @@ def add_search_arguments(parser: argparse.ArgumentParser, *,
                         help="leaves sent to the network at once: larger feeds a GPU, smaller "
                              "spends a CPU's visits on fewer guesses (default "
                              f"{SearchOptions.batch_size})")
+    parser.add_argument("--urgent-prior", type=float, default=SearchOptions.urgent_prior,
+                        metavar="P", help="the least root prior of the moves the rules call "
+                                          "urgent (Go: capturing three stones or more in "
+                                          "atari), so that the search looks at them (default "
+                                          f"{SearchOptions.urgent_prior}; 0: off)")
     parser.add_argument("--subgraphs", type=int, default=0, metavar="K",
                         help="also evaluate K random sub-boards of every new leaf and blend their "
                              "policy into its prior (the paper's subgraph sampling; default 0: "
@@ -229,7 +234,7 @@ def search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     parser's error (exit status 2, the reason on stderr)."""
     try:
         return SearchOptions(c_puct=args.c_puct, fpu_reduction=args.fpu_reduction,
-                             batch_size=args.batch_size,
+                             batch_size=args.batch_size, urgent_prior=args.urgent_prior,
                              max_tree_bytes=args.max_memory, search_threads=args.search_threads,
                              eval_cache_bytes=args.eval_cache,
                              solve_empties=args.solve_empties,
