@@ -414,16 +414,10 @@ class GoPosition final : public Position {
     if (color_[point] == EMPTY) throw GameError("point " + std::to_string(point) + " is empty");
     const int libs = libs_[root_[point]].count();
     if (libs > 2) return false;
-    const int mover = to_move_;
-    const BB legal = legal_;
-    const bool valid = legal_valid_;
+    const KeepForRead keep(*this);
     int budget = kLadderBudget;
     to_move_ = libs == 1 ? color_[point] : -color_[point];
-    const bool captured = libs == 1 ? !ladder_escapes(point, budget) : ladder_takes(point, budget);
-    to_move_ = mover;
-    legal_ = legal;
-    legal_valid_ = valid;
-    return captured;
+    return libs == 1 ? !ladder_escapes(point, budget) : ladder_takes(point, budget);
   }
   // Tromp-Taylor areas (black, white): stones plus the empty points that reach only that colour.
   std::tuple<int, int> areas() const {
@@ -694,7 +688,24 @@ class GoPosition final : public Position {
   // three, or with two at its own turn (a capture that gave it room). Moves are tried in point
   // order; each costs one of `budget`, and a read that runs out calls the chain out. The moves are
   // played on this position by `play`'s steps and taken back by `undo`, so a read leaves the
-  // position as it found it (the legal-move cache aside: the callers keep it).
+  // position as it found it (the legal-move cache aside: the callers keep it with KeepForRead).
+
+  // What a ladder read changes and must give back on the position it reads: the side to move
+  // (a read sets whose turn it is) and the legal-move cache (each move it plays and takes back
+  // clears it, though the position after the read is the one cached). Restored on scope exit.
+  struct KeepForRead {
+    GoPosition& pos;
+    const int to_move;
+    const BB legal;
+    const bool valid;
+    explicit KeepForRead(GoPosition& p)
+        : pos(p), to_move(p.to_move_), legal(p.legal_), valid(p.legal_valid_) {}
+    ~KeepForRead() {
+      pos.to_move_ = to_move;
+      pos.legal_ = legal;
+      pos.legal_valid_ = valid;
+    }
+  };
 
   // The side to move plays `p` if the rules allow it (superko included): a reader's move.
   bool ladder_step(int p, int& budget) {
@@ -756,9 +767,8 @@ class GoPosition final : public Position {
   // first); into `starts` our ataris on the opponent's two-liberty chains that capture by ladder.
   // Each read has its own budget.
   void read_ladders(BB& laddered, BB& starts) {
+    const KeepForRead keep(*this);
     const int mover = to_move_;
-    const BB legal = legal_;
-    const bool valid = legal_valid_;
     const BB roots = short_;  // the reads change short_ as they go, and restore it
     roots.for_each([&](int r) {
       const int color = color_[r];
@@ -788,9 +798,6 @@ class GoPosition final : public Position {
       }
       if (taken) laddered |= stones_[r];
     });
-    to_move_ = mover;
-    legal_ = legal;
-    legal_valid_ = valid;
   }
 
   // Our extensions that run into a working ladder, among the `legal` points: each liberty of our
@@ -804,8 +811,7 @@ class GoPosition final : public Position {
     });
     runs &= legal;
     if (!runs.any()) return runs;
-    const BB legal_cache = legal_;
-    const bool valid = legal_valid_;
+    const KeepForRead keep(*this);
     BB doomed;
     runs.for_each([&](int p) {
       Effect e;
@@ -816,8 +822,6 @@ class GoPosition final : public Position {
       if (ladder_takes(p, budget)) doomed.set(p);
       undo();
     });
-    legal_ = legal_cache;
-    legal_valid_ = valid;
     return doomed;
   }
 
@@ -836,9 +840,8 @@ class GoPosition final : public Position {
     chased &= legal;
     BB broken;
     if (!chased.any()) return broken;
+    const KeepForRead keep(*this);
     const int mover = to_move_;
-    const BB legal_cache = legal_;
-    const bool valid = legal_valid_;
     chased.for_each([&](int p) {
       Effect e;
       if (analyse(p, e) != nullptr || e.n_captured > 0) return;
@@ -861,8 +864,6 @@ class GoPosition final : public Position {
       if (out && budget > 0 && ladder_reach_ >= kLadderRun) broken.set(p);
       undo();
     });
-    legal_ = legal_cache;
-    legal_valid_ = valid;
     return broken;
   }
 
