@@ -439,6 +439,12 @@ class TreeOptions:
     @threat_nodes.setter
     def threat_nodes(self, arg: int, /) -> None: ...
 
+    @property
+    def planes_read(self) -> int: ...
+
+    @planes_read.setter
+    def planes_read(self, arg: int, /) -> None: ...
+
 class Tree:
     """The search tree as flat arrays with a byte budget (tree.hpp)."""
 

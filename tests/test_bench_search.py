@@ -53,6 +53,16 @@ def test_a_null_network_times_the_tree_alone(capsys: pytest.CaptureFixture[str])
     assert _number(figures["leaves/s"]) > 0
 
 
+def test_the_null_network_reads_a_prefix_of_the_planes(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--planes K` times the leaves of a network of an older feature version; a K the game
+    has not is refused with the range."""
+    assert main(["search", "--null-network", "--game", "go", "--size", "5", "--visits", "50",
+                 "--positions", "2", "--planes", "14"]) == 0
+    assert "reading 14 planes" in capsys.readouterr().out
+    assert main(["search", "--null-network", "--game", "go", "--size", "5", "--planes", "18"]) == 1
+    assert "--planes must be 1 to 17 for go" in capsys.readouterr().err
+
+
 def test_a_model_of_another_game_is_an_error(tiny_model,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     model = tiny_model("othello").path

@@ -822,3 +822,53 @@ def test_urgent_prior_is_a_front_end_option(capsys: pytest.CaptureFixture[str]) 
         search_options(parser, parser.parse_args(["--urgent-prior", "1.5"]))
     assert exit_.value.code == 2
     assert "urgent_prior must be in [0, 1]" in capsys.readouterr().err
+
+
+class PrefixNet:
+    """A stand-in network that answers from the first `reads` planes alone and says it reads
+    only those (`num_features`, as an Evaluator of an older feature version does) when
+    `declares`; every row it is sent is kept."""
+
+    def __init__(self, reads: int, declares: bool) -> None:
+        if declares:
+            self.num_features = reads
+        self.read = reads
+        self.rows: list[np.ndarray] = []
+
+    def run(self, x: np.ndarray, layout: GraphLayout,
+            mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        self.rows.extend(np.array(row) for row in x)
+        seen = x[:, :, :self.read]
+        b, n = x.shape[0], x.shape[1]
+        key = (seen.reshape(b, -1) * np.arange(1, seen[0].size + 1)).sum(axis=1)
+        logits = np.sin(key[:, None] * np.arange(1, n + 1)).astype(np.float32)
+        log_policy = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+        return log_policy.astype(np.float32), np.cos(key).astype(np.float32)
+
+
+def test_leaves_leave_the_planes_a_network_does_not_read_zero() -> None:
+    """A Go network of features version 2 reads 14 of the 17 planes: the search's leaves skip
+    the ladder reads and send those planes as zeros; the planes it reads, and so the search,
+    are the same as for a network that reads them all."""
+    from saz.engine.games.go import Go
+
+    game = Go.from_diagram("""
+        . . . . . . .
+        . . . . . . .
+        . . . X . . .
+        . . X O X . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .""", to_move=WHITE)
+    ladder = Go.feature_names.index("own_ladder")
+    found: dict[bool, tuple[SearchResult, np.ndarray]] = {}
+    for declares in (False, True):
+        net = PrefixNet(ladder, declares)
+        search = MCTS(net, SearchOptions(batch_size=8, seed=1))
+        found[declares] = search.search(game, SearchLimits(visits=200)), np.stack(net.rows)
+    (full, every), (prefix, short) = found[False], found[True]
+    assert every[:, :, ladder:].any()  # the ladder in the middle, read at the leaves
+    assert not short[:, :, ladder:].any()
+    assert np.array_equal(every[:, :, :ladder], short[:, :, :ladder])
+    assert full.best_move == prefix.best_move
+    assert [(m.move, m.visits) for m in full.moves] == [(m.move, m.visits) for m in prefix.moves]

@@ -367,8 +367,9 @@ class GoPosition final : public Position {
     BB laddered, starts;  // stones a ladder captures; our ataris that start a working ladder
     // The reads play on this position and take every move back (see read_ladders): a const
     // position that changes while it is encoded, so no two threads may share one (none do: each
-    // search walks its own copy, and Python holds the GIL).
-    const_cast<GoPosition*>(this)->read_ladders(laddered, starts);
+    // search walks its own copy, and Python holds the GIL). A network of features version 2
+    // does not read the ladder planes: no reads, the planes left zero.
+    if (planes_read_ > kLadderFeature) const_cast<GoPosition*>(this)->read_ladders(laddered, starts);
     // Zeros everywhere, then a one per member of each plane's set: far fewer writes than a test
     // of every plane at every point.
     std::fill(out, out + (n + 1) * kFeatures, 0.0f);

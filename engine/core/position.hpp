@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -169,6 +170,12 @@ class Position {
   // Node features [num_nodes, num_features] row-major from the side to move's view, every entry
   // overwritten: rows 0..num_points-1 are the points, the last row is the extra node.
   virtual void encode(float* out) const = 0;
+  // How many planes, from the first, the network reads (a network of an older feature version
+  // reads a prefix of them, Game.feature_prefixes). `encode` may write the planes past it as
+  // zeros where computing them costs (Go's ladder planes: a ladder read per short chain at
+  // every leaf). Every plane by default; clones keep the setting.
+  void set_planes_read(int planes) { planes_read_ = planes; }
+  int planes_read() const { return planes_read_; }
 
   // The width of the network's policy and a move's index in it, now (the side to move's frame):
   // a point game's policy is over its nodes and a move is its own index; chess's is over
@@ -187,6 +194,7 @@ class Position {
  protected:
   int width_;
   int height_;
+  int planes_read_ = std::numeric_limits<int>::max();
 };
 
 // Leaves `depth` plies below `pos` (restored before returning); `plays` counts the moves

@@ -341,6 +341,7 @@ Collected Tree::collect(int max_leaves, int max_descents, float* x) {
   const int vl = options_.virtual_loss;
   const int64_t row = int64_t(root_pos_->num_nodes()) * root_pos_->num_features();
   Position& pos = *scratch_;
+  pos.set_planes_read(options_.planes_read);
   Batch batch;
   batch.offsets.push_back(0);
   std::vector<int32_t> path;
@@ -678,7 +679,8 @@ void bind_tree(nb::module_& m) {
       .def_rw("max_nodes", &TreeOptions::max_nodes)
       .def_rw("solve_empties", &TreeOptions::solve_empties)
       .def_rw("solve_nodes", &TreeOptions::solve_nodes)
-      .def_rw("threat_nodes", &TreeOptions::threat_nodes);
+      .def_rw("threat_nodes", &TreeOptions::threat_nodes)
+      .def_rw("planes_read", &TreeOptions::planes_read);
 
   nb::class_<Tree>(m, "Tree", "The search tree as flat arrays with a byte budget (tree.hpp).")
       .def(nb::init<const TreeOptions&>(), nb::arg("options"))

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -110,6 +111,9 @@ struct TreeOptions {
   // fours (VCF, within this many positions) is settled at +1; one whose opponent would is
   // expanded over the moves that may stop it only, and settled at -1 when none does. 0: off.
   int64_t threat_nodes = 0;
+  // The planes the network reads, from the first (Position::set_planes_read): the leaves'
+  // rows leave the others zero where they cost to compute. Every plane by default.
+  int planes_read = std::numeric_limits<int>::max();
 };
 
 // What one collect did.

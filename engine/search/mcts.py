@@ -700,6 +700,11 @@ class MCTS:
             options.solve_nodes = self.options.solve_nodes
         options.threat_nodes = self.options.threat_nodes
         options.max_bytes = self._tree_budget(held)
+        # A network of an older feature version reads a prefix of the game's planes (its
+        # `num_features`): the leaves skip computing the rest where that costs (Go's ladders).
+        planes = getattr(self.evaluator, "num_features", None)
+        if isinstance(planes, int):
+            options.planes_read = planes
         return options
 
     def _tree_budget(self, held: int) -> int:

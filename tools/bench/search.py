@@ -76,6 +76,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="a network that takes the game's groups (Go's chains): the null network "
                         "computes each batch's group members as the evaluator would (with "
                         "--null-network; a --model's card says whether it takes groups)")
+    p.add_argument("--planes", type=int,
+                   help="the null network reads only the first K feature planes, as a network "
+                        "of an older feature version does (the shipped Go model reads 14 of 17)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(handler=bench_search)
 
@@ -86,10 +89,15 @@ class NullNet:
     with groups: the stand-in takes them, and computes each batch's group members as the
     evaluator feeds them to such a network (`evaluator.group_input`), so that cost is timed."""
 
-    def __init__(self, seed: int = 0, groups: type[Game] | None = None) -> None:
+    def __init__(self, seed: int = 0, groups: type[Game] | None = None,
+                 planes: int | None = None) -> None:
         self._values = np.tanh(np.random.default_rng(seed).normal(size=4096)).astype(np.float32)
         self._policies: dict[tuple[int, int], np.ndarray] = {}
         self._groups = groups
+        if planes is not None:
+            #: The planes it reads, as a network of an older feature version would (the
+            #: search's leaves skip computing the others where that costs).
+            self.num_features = planes
 
     def run(self, x: np.ndarray, layout: GraphLayout, mask: np.ndarray | None = None
             ) -> tuple[np.ndarray, np.ndarray]:
@@ -112,13 +120,18 @@ def bench_null(args: argparse.Namespace) -> int:
     if args.groups and not game.group_roles:
         print(f"saz bench: --groups: {args.game} has no groups", file=sys.stderr)
         return 1
-    net = NullNet(args.seed, game if args.groups else None)
+    if args.planes is not None and not 0 < args.planes <= game.num_features():
+        print(f"saz bench: --planes must be 1 to {game.num_features()} for {args.game}",
+              file=sys.stderr)
+        return 1
+    net = NullNet(args.seed, game if args.groups else None, args.planes)
     # NullNet answers the calls the search makes of an Evaluator, at no cost.
     stats = _run_search(net, options, positions, args.visits)  # type: ignore[arg-type]  # a stand-in
     tree_seconds = stats.seconds - stats.eval_seconds
     print(f"# search with a null network{' taking groups' if args.groups else ''}: {args.game} "
           f"{args.size}x{args.size}, {args.visits} visits x {len(positions)} positions "
-          f"({args.random_plies} random plies), batch {args.batch}, pipeline off")
+          f"({args.random_plies} random plies), batch {args.batch}, pipeline off"
+          + (f", reading {args.planes} planes" if args.planes is not None else ""))
     print()
     print("| what | value |")
     print("|---|---|")
