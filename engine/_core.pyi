@@ -536,3 +536,8 @@ class Tree:
 
     @property
     def full(self) -> bool: ...
+
+def row_digests(x: Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)]) -> Annotated[NDArray[numpy.uint64], dict(shape=(None, 2))]:
+    """
+    Two 64-bit digests [rows, 2] of each row x[i] of a float32 C-contiguous array, from its bytes and its shape (x.shape[1:]): the evaluation cache's keys.
+    """

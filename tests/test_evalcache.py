@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from saz.engine import _core
 from saz.engine.games import new_game
 from saz.engine.graph import GraphLayout
-from saz.engine.search.evalcache import EvalCache
+from saz.engine.search.evalcache import EvalCache, keys
 from saz.engine.search.mcts import MCTS, SearchLimits, SearchStats
 from saz.engine.search.options import SearchOptions, SubgraphSampling
 from saz.tools.train.lockstep import Lockstep, TreeSearch
@@ -79,6 +80,30 @@ def test_keys_tell_rows_and_shapes_apart() -> None:
     assert EvalCache.key(row) == EvalCache.key(row.copy())
     assert EvalCache.key(row) != EvalCache.key(other)
     assert EvalCache.key(row) != EvalCache.key(row.reshape(4, 3))
+
+
+def test_digests_see_every_byte_of_a_row_and_only_its_own() -> None:
+    """Each row's digest is its own (one flipped bit anywhere, the last bytes of an odd-sized row
+    included, changes that row's alone); rows equal in bytes but not in shape differ; a bad array
+    is refused."""
+    rng = np.random.default_rng(1)
+    x = (rng.random((5, 50, 7)) < 0.3).astype(np.float32)
+    base = _core.row_digests(x)
+    assert base.shape == (5, 2) and base.dtype == np.uint64
+    assert len({tuple(row) for row in base.tolist()}) == 5
+    for node, plane in ((0, 0), (25, 3), (49, 6)):
+        y = x.copy()
+        y[2, node, plane] = 0.5
+        changed = (_core.row_digests(y) != base).any(axis=1)
+        assert changed.tolist() == [False, False, True, False, False]
+    assert not (_core.row_digests(x.reshape(5, 7, 50)) == base).all(axis=1).any()
+    odd = np.zeros((2, 3, 3), np.float32)  # 36 bytes a row: four words and a 4-byte tail
+    tail = odd.copy()
+    tail[1, 2, 2] = 1.0
+    assert (_core.row_digests(odd)[1] != _core.row_digests(tail)[1]).any()
+    assert keys(x[1:2]) == keys(x)[1:2] and all(len(key) == 16 for key in keys(x))
+    with pytest.raises(ValueError, match="at least 2 dims"):
+        _core.row_digests(np.zeros(4, np.float32))
 
 
 @pytest.mark.parametrize("game_name,size", [("gomoku", 9), ("go", 7)])

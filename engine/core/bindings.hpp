@@ -28,5 +28,6 @@ void bind_gomoku(nb::module_& m);
 void bind_go(nb::module_& m);
 void bind_chess(nb::module_& m);
 void bind_tree(nb::module_& m);
+void bind_digest(nb::module_& m);
 
 }  // namespace saz

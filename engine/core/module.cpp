@@ -185,4 +185,5 @@ NB_MODULE(_core, m) {
   bind_go(m);
   bind_chess(m);
   bind_tree(m);
+  bind_digest(m);
 }
