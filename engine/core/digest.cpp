@@ -23,15 +23,6 @@ inline uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 // reaches the lane's high bits and lanes stay independent.
 inline uint64_t take(uint64_t lane, uint64_t word) { return rotl(lane + word * kP2, 31) * kP1; }
 
-// A 64-bit finaliser (splitmix64's): every bit of `x` moves every output bit.
-inline uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 // Two 64-bit digests of `words` 8-byte words and `tail` bytes after them, seeded by `seed` (the
 // row's shape): four lanes over the words in turn, the tail as one more word, then each output
 // folds all four lanes with its own weights.
@@ -51,8 +42,8 @@ void digest(const unsigned char* data, size_t words, size_t tail, uint64_t seed,
   uint64_t last = 0;
   std::memcpy(&last, data + 8 * words, tail);
   lane[0] = take(lane[0], last ^ tail);
-  out[0] = mix(lane[0] ^ rotl(lane[1], 7) ^ rotl(lane[2], 12) ^ rotl(lane[3], 18));
-  out[1] = mix(lane[3] ^ rotl(lane[0], 29) ^ rotl(lane[1], 41) ^ rotl(lane[2], 53) ^ kP3);
+  out[0] = splitmix64_mix(lane[0] ^ rotl(lane[1], 7) ^ rotl(lane[2], 12) ^ rotl(lane[3], 18));
+  out[1] = splitmix64_mix(lane[3] ^ rotl(lane[0], 29) ^ rotl(lane[1], 41) ^ rotl(lane[2], 53) ^ kP3);
 }
 
 using Rows = nb::ndarray<const float, nb::c_contig, nb::device::cpu>;
@@ -64,7 +55,7 @@ Digests row_digests(const Rows& x) {
   uint64_t seed = 0;
   size_t row_floats = 1;
   for (size_t d = 1; d < x.ndim(); ++d) {
-    seed = mix(seed ^ (uint64_t(x.shape(d)) + kP3 * d));
+    seed = splitmix64_mix(seed ^ (uint64_t(x.shape(d)) + kP3 * d));
     row_floats *= x.shape(d);
   }
   const size_t bytes = row_floats * sizeof(float);

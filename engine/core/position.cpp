@@ -5,9 +5,7 @@ namespace saz {
 uint64_t zobrist_key(uint64_t game_tag, uint64_t index) {
   // splitmix64 over a fixed seed mixed with the tag and index: cheap, well spread, stable.
   uint64_t z = 0x5A2600DULL + game_tag * 0x9E3779B97F4A7C15ULL + (index + 1) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
+  z = splitmix64_mix(z);
   return z ? z : 1;
 }
 

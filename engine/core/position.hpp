@@ -66,6 +66,14 @@ struct UnsupportedRule : GameError {
 // game's tag and the index), so hashes can be compared across runs and in tests.
 uint64_t zobrist_key(uint64_t game_tag, uint64_t index);
 
+// splitmix64's finaliser: every bit of `z` moves every output bit (the Zobrist keys' and the
+// evaluation cache's row digests' last step).
+inline uint64_t splitmix64_mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
 class Position {
  public:
   Position(int width, int height) : width_(width), height_(height) {}
@@ -175,7 +183,6 @@ class Position {
   // zeros where computing them costs (Go's ladder planes: a ladder read per short chain at
   // every leaf). Every plane by default; clones keep the setting.
   void set_planes_read(int planes) { planes_read_ = planes; }
-  int planes_read() const { return planes_read_; }
 
   // The width of the network's policy and a move's index in it, now (the side to move's frame):
   // a point game's policy is over its nodes and a move is its own index; chess's is over
