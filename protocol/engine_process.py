@@ -6,15 +6,16 @@ needs before its protocol begins.
     line, arrived = engine.read_line(deadline=sent_at + 5.0)
     engine.close("quit")
 
-Separate threads read the engine's stdout (into a queue of stripped lines with their arrival
-times) and its stderr (the last `STDERR_TAIL` lines kept, drained all along so that a chatty
-engine never blocks on a full pipe). A wait past its deadline is `EngineTimeout` (the engine
+Separate threads read the engine's stdout (into a queue of lines with their arrival times,
+stripped of surrounding white space or, with `strip=False`, of the line end only) and its
+stderr (the last `STDERR_TAIL` lines kept, drained all along so that a chatty engine never
+blocks on a full pipe). A wait past its deadline is `EngineTimeout` (the engine
 still runs); an engine that exits or closes its output is `EngineExited` with its exit status
 and the end of its stderr. `close` sends the protocol's goodbye and kills the process if it has
 not gone within a grace period. The process itself is for one thread.
 
-The NBoard client (`nboard_client.py`) is built on it; the GTP, Gomocup and UCI clients keep
-their own copies of the same plumbing.
+The NBoard, UCI and Gomocup clients are built on it; the GTP client holds one, since its
+commands carry ids and its replies span lines.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Self
 
@@ -42,19 +43,24 @@ class EngineProcess:
 
     def __init__(self, command: Sequence[str | os.PathLike[str]] | str, *,
                  cwd: str | os.PathLike[str] | None = None,
-                 env: dict[str, str] | None = None, name: str | None = None) -> None:
+                 env: Mapping[str, str] | None = None, name: str | None = None,
+                 strip: bool = True) -> None:
         """Start the engine (OSError when it cannot be). `command` is an argument list, or a
-        command line split as a shell would (without running one)."""
+        command line split as a shell would (without running one). `strip=False` keeps a line's
+        leading and trailing spaces (a GTP reply's text is the engine's to indent)."""
         argv = shlex.split(command) if isinstance(command, str) else [os.fspath(a)
                                                                        for a in command]
         self.argv = argv
         self.name = name or os.path.basename(argv[0])
+        self._strip = strip
         #: `time.monotonic()` just before the process was created.
         self.spawned_at = time.monotonic()
-        self._process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE,
+        self._process = subprocess.Popen(argv, cwd=cwd,
+                                         env=dict(env) if env is not None else None,
+                                         stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          bufsize=0)
-        #: stdout lines (stripped) with their arrival time; None once the output has closed.
+        #: stdout lines with their arrival time; None once the output has closed.
         self._lines: queue.SimpleQueue[tuple[str, float] | None] = queue.SimpleQueue()
         self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
         self._output_closed = False
@@ -70,7 +76,9 @@ class EngineProcess:
         assert stream is not None
         try:
             for raw in iter(stream.readline, b""):
-                self._lines.put((raw.decode("utf-8", "replace").strip(), time.monotonic()))
+                text = raw.decode("utf-8", "replace")
+                self._lines.put((text.strip() if self._strip else text.rstrip("\r\n"),
+                                 time.monotonic()))
         finally:
             self._lines.put(None)
 
@@ -92,6 +100,11 @@ class EngineProcess:
     @property
     def pid(self) -> int:
         return self._process.pid
+
+    def wait(self, timeout: float | None = None) -> int:
+        """The exit status once the engine has exited by itself, waiting `timeout` seconds at
+        most (subprocess.TimeoutExpired after that)."""
+        return self._process.wait(timeout=timeout)
 
     def exited(self, what: str) -> EngineExited:
         """The error for an engine that `what` ("has closed its output"): its exit status (None
@@ -121,7 +134,7 @@ class EngineProcess:
         return sent_at
 
     def read_line(self, deadline: float | None = None) -> tuple[str, float]:
-        """The next output line (stripped) and its arrival time, waiting until the monotonic
+        """The next output line and its arrival time, waiting until the monotonic
         `deadline` at most (EngineTimeout)."""
         if self._output_closed:
             raise self.exited("has closed its output")

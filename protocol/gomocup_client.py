@@ -1,6 +1,6 @@
 """A client for Gomocup brains (`pbrain-*` engines): start one, talk to it, time it, end it.
 
-    with PbrainClient.spawn(["pbrain-saz", "--model", "gomoku.onnx"]) as brain:
+    with PbrainClient(["pbrain-saz", "--model", "gomoku.onnx"]) as brain:
         brain.start_game(15)
         brain.info("timeout_turn", 1000)
         x, y = brain.begin(timeout=2.0).move
@@ -12,29 +12,21 @@ closes its output is reported as `EngineExited` with its exit status and the end
 which is drained all along so that a chatty brain never blocks on a full pipe. `close` (and the
 context manager) sends END and kills the process if it has not gone within a second.
 
-Separate threads read the brain's stdout and stderr; the client itself is for one thread.
+The process and its pipes are `engine_process.EngineProcess`'s; the client is for one thread.
 """
 from __future__ import annotations
 
 import enum
-import os
-import queue
 import re
-import subprocess
-import threading
 import time
-from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Self
 
-from saz.protocol.client_errors import ClientError, EngineExited, EngineTimeout
+from saz.protocol.client_errors import ClientError, EngineTimeout
+from saz.protocol.engine_process import EngineProcess
 
 #: How long END may take before the brain is killed (the Gomocup managers' grace).
 END_GRACE = 1.0
-#: stderr lines kept for the diagnosis of a brain that died.
-STDERR_TAIL = 50
 
 _MOVE = re.compile(r"(\d+)\s*,\s*(\d+)")
 _ABOUT_PAIR = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
@@ -106,110 +98,22 @@ def _is_message(line: str) -> bool:
     return word in ("MESSAGE", "DEBUG")
 
 
-class PbrainClient:
-    """One running brain process and the conversation with it."""
+class PbrainClient(EngineProcess):
+    """One running brain process and the conversation with it (`EngineProcess` with the
+    Gomocup commands): `write` a line, `read_reply` an answer, `ask` both."""
 
-    def __init__(self, process: subprocess.Popen[bytes], *, spawned_at: float,
-                 name: str = "brain") -> None:
-        """Adopt a started process with piped stdin, stdout and stderr (see `spawn`)."""
-        if process.stdin is None or process.stdout is None or process.stderr is None:
-            raise ValueError("the brain's stdin, stdout and stderr must be pipes")
-        self.process = process
-        self.name = name
-        #: `time.monotonic()` just before the process was created.
-        self.spawned_at = spawned_at
-        self._lines: queue.SimpleQueue[tuple[str, float] | None] = queue.SimpleQueue()
-        self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
-        self._eof = False
-        threading.Thread(target=self._pump_stdout, name=f"{name}-stdout", daemon=True).start()
-        self._stderr_pump = threading.Thread(target=self._pump_stderr, name=f"{name}-stderr",
-                                             daemon=True)
-        self._stderr_pump.start()
-
-    @classmethod
-    def spawn(cls, command: Sequence[str | os.PathLike[str]], *, cwd: str | None = None,
-              env: Mapping[str, str] | None = None, name: str | None = None) -> PbrainClient:
-        """Start `command` (the program and its arguments) as a brain."""
-        spawned_at = time.monotonic()
-        process = subprocess.Popen(
-            [os.fspath(part) for part in command], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-            env=dict(env) if env is not None else None)
-        return cls(process, spawned_at=spawned_at, name=name or os.fspath(command[0]))
-
-    # -- the pipes ---------------------------------------------------------------------------------
-    def _pump_stdout(self) -> None:
-        assert self.process.stdout is not None
-        try:
-            for raw in self.process.stdout:
-                self._lines.put((raw.decode("utf-8", "replace").strip(), time.monotonic()))
-        finally:
-            self._lines.put(None)
-
-    def _pump_stderr(self) -> None:
-        assert self.process.stderr is not None
-        for raw in self.process.stderr:
-            self._stderr.append(raw.decode("utf-8", "replace").rstrip())
-
-    @property
-    def stderr_tail(self) -> tuple[str, ...]:
-        """The last lines the brain wrote on stderr."""
-        return tuple(self._stderr)
-
-    @property
-    def returncode(self) -> int | None:
-        """The exit status, or None while the brain runs."""
-        return self.process.poll()
-
-    def _exited(self, what: str) -> EngineExited:
-        try:
-            code = self.process.wait(timeout=END_GRACE)
-        except subprocess.TimeoutExpired:
-            code = None
-        else:
-            # The brain's last words may still be in the pipe: let the pump reach its end, but not
-            # wait on a child of the brain that still holds the pipe open.
-            self._stderr_pump.join(timeout=END_GRACE)
-        return EngineExited(f"{self.name} {what}", code, self.stderr_tail)
-
-    # -- talking -----------------------------------------------------------------------------------
-    def send(self, line: str) -> float:
-        """Write one command line; returns the monotonic time just before it was written."""
-        assert self.process.stdin is not None
-        if "\n" in line or "\r" in line:
-            raise ValueError(f"one line at a time: {line!r}")
-        sent_at = time.monotonic()
-        try:
-            self.process.stdin.write(line.encode("utf-8") + b"\n")
-            self.process.stdin.flush()
-        except (BrokenPipeError, ValueError):
-            raise self._exited(f"no longer reads its input ({line!r} not sent)") from None
-        return sent_at
-
-    def read_line(self, timeout: float | None = None) -> tuple[str, float]:
-        """The next output line, raw (MESSAGE lines included), with its arrival time."""
-        if self._eof:
-            raise self._exited("has closed its output")
-        try:
-            item = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            raise EngineTimeout(f"{self.name} said nothing within {timeout} s") from None
-        if item is None:
-            self._eof = True
-            raise self._exited("has closed its output")
-        return item
-
+    # -- answers -----------------------------------------------------------------------------------
     def read_reply(self, timeout: float | None = None, *,
                    sent_at: float | None = None) -> Reply:
         """The next answer, past the MESSAGE and DEBUG lines before it; `timeout` bounds the
         whole wait, and `seconds` counts from `sent_at` (default: now)."""
         start = time.monotonic()
         sent_at = start if sent_at is None else sent_at
+        deadline = None if timeout is None else start + timeout
         messages: list[str] = []
         while True:
-            left = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
             try:
-                line, arrived = self.read_line(left)
+                line, arrived = self.read_line(deadline)
             except EngineTimeout:
                 raise EngineTimeout(f"{self.name} gave no answer within {timeout} s"
                                     + (f" (it said: {messages[-1]!r})" if messages else "")
@@ -223,7 +127,7 @@ class PbrainClient:
 
     def ask(self, line: str, timeout: float | None = None) -> Reply:
         """Send a command and read its answer."""
-        return self.read_reply(timeout, sent_at=self.send(line))
+        return self.read_reply(timeout, sent_at=self.write(line))
 
     # -- the protocol ------------------------------------------------------------------------------
     def about(self, timeout: float | None = 5.0) -> dict[str, str]:
@@ -244,7 +148,7 @@ class PbrainClient:
 
     def info(self, key: str, value: object) -> None:
         """INFO key value (never answered)."""
-        self.send(f"INFO {key} {value}")
+        self.write(f"INFO {key} {value}")
 
     def begin(self, timeout: float | None = None) -> Reply:
         return self.ask("BEGIN", timeout)
@@ -258,9 +162,9 @@ class PbrainClient:
     def board(self, stones: Iterable[tuple[int, int, int]],
               timeout: float | None = None) -> Reply:
         """BOARD, one `x,y,field` line per stone in the order played, DONE; timed from DONE."""
-        self.send("BOARD")
+        self.write("BOARD")
         for x, y, owner in stones:
-            self.send(f"{x},{y},{owner}")
+            self.write(f"{x},{y},{owner}")
         return self.ask("DONE", timeout)
 
     def takeback(self, x: int, y: int, timeout: float | None = 5.0) -> None:
@@ -272,43 +176,7 @@ class PbrainClient:
             raise UnexpectedReply(f"OK to {command}", reply)
 
     # -- the end -----------------------------------------------------------------------------------
-    def close(self, grace: float = END_GRACE) -> int:
+    def close(self, goodbye: str | None = "END", grace: float = END_GRACE) -> int | None:
         """Send END and wait up to `grace` seconds for the brain to exit, then kill it; returns
         the exit status (negative: killed by that signal)."""
-        if self.process.poll() is None:
-            try:
-                self.send("END")
-            except EngineExited:
-                pass
-            try:
-                self.process.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self._close_pipes()
-        return self.process.returncode
-
-    def kill(self) -> None:
-        """Kill the brain at once and reap it."""
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
-        self._close_pipes()
-
-    def _close_pipes(self) -> None:
-        stdin = self.process.stdin
-        if stdin is not None and not stdin.closed:
-            try:
-                stdin.close()
-            except BrokenPipeError:
-                pass
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                 traceback: TracebackType | None) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        state = "running" if self.returncode is None else f"exited {self.returncode}"
-        return f"<PbrainClient {self.name} pid={self.process.pid} {state}>"
+        return super().close(goodbye, grace)

@@ -17,28 +17,19 @@ along so that a chatty engine never blocks on a full pipe. `close` (and the cont
 Streamed replies (`lz-analyze`) last until the next command: `begin` sends the command and reads
 its status line, `read_line` reads what follows line by line (an empty line ends the reply), and
 `write` sends the command that stops it.
-Separate threads read the engine's stdout and stderr; the client itself is for one thread.
+The process and its pipes are `engine_process.EngineProcess`'s; the client is for one thread.
 """
 from __future__ import annotations
 
 import os
-import queue
-import shlex
-import subprocess
-import threading
 import time
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
-from saz.protocol.client_errors import ClientError, EngineExited, EngineTimeout
-
-#: How long `quit` may take before the engine is killed.
-QUIT_GRACE = 2.0
-#: stderr lines kept for the diagnosis of an engine that died.
-STDERR_TAIL = 50
+from saz.protocol.client_errors import ClientError
+from saz.protocol.engine_process import QUIT_GRACE, EngineProcess
 
 
 class ProtocolError(ClientError):
@@ -85,66 +76,34 @@ def parse_reply(lines: Sequence[str]) -> GtpReply:
 
 
 class GtpClient:
-    """A GTP engine in a subprocess."""
+    """A GTP engine in a subprocess: an `EngineProcess` whose commands carry ids and whose
+    replies span lines."""
 
     def __init__(self, command: Sequence[str | os.PathLike[str]] | str, *,
                  cwd: str | os.PathLike[str] | None = None,
                  env: dict[str, str] | None = None, ids: bool = True) -> None:
         """Start the engine. `command` is an argument list, or a command line split as a shell
         would (without running one). With `ids`, commands are numbered and replies checked."""
-        argv = shlex.split(command) if isinstance(command, str) else [os.fspath(a)
-                                                                       for a in command]
-        self.argv = argv
+        # Lines keep their leading spaces: a reply's text (a board, a list) is the engine's.
+        self._engine = EngineProcess(command, cwd=cwd, env=env, strip=False)
+        self.argv = self._engine.argv
         self._ids = ids
         self._next_id = 1
         #: When the last command was written: replies are timed from it.
         self._written_at = time.monotonic()
-        self._process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         bufsize=0)
-        #: Lines of stdout, without the line end; None once the engine's output has closed.
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
-        self._output_closed = False
-        threading.Thread(target=self._pump_stdout, name="gtp-client-stdout",
-                         daemon=True).start()
-        threading.Thread(target=self._pump_stderr, name="gtp-client-stderr",
-                         daemon=True).start()
-
-    # -- the pipes ----------------------------------------------------------------------------
-    def _pump_stdout(self) -> None:
-        stream = self._process.stdout
-        assert stream is not None
-        for raw in iter(stream.readline, b""):
-            self._lines.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
-        self._lines.put(None)
-
-    def _pump_stderr(self) -> None:
-        stream = self._process.stderr
-        assert stream is not None
-        for raw in iter(stream.readline, b""):
-            self._stderr.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
 
     @property
     def stderr_tail(self) -> tuple[str, ...]:
         """The last lines the engine wrote to stderr."""
-        return tuple(self._stderr)
+        return self._engine.stderr_tail
 
     @property
     def returncode(self) -> int | None:
-        return self._process.poll()
+        return self._engine.returncode
 
     @property
     def pid(self) -> int:
-        return self._process.pid
-
-    def _exited(self, what: str) -> EngineExited:
-        try:
-            code = self._process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            code = None
-        time.sleep(0.05)  # let the stderr thread catch the last words
-        return EngineExited(f"{self.argv[0]} {what}", code, self.stderr_tail)
+        return self._engine.pid
 
     # -- commands -------------------------------------------------------------------------------
     def write(self, command: str) -> int | None:
@@ -156,26 +115,13 @@ class GtpClient:
             command_id = self._next_id
             self._next_id += 1
             command = f"{command_id} {command}"
-        stdin = self._process.stdin
-        assert stdin is not None
-        try:
-            stdin.write(command.encode() + b"\n")
-            stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise self._exited(f"closed its input before {command!r}") from None
-        self._written_at = time.monotonic()
+        self._written_at = self._engine.write(command)
         return command_id
 
     def interrupt(self) -> None:
         """GoGui's interrupt: the comment line `# interrupt`, which an engine that announces
         `gogui-interrupt` takes as a request to end the command in progress now."""
-        stdin = self._process.stdin
-        assert stdin is not None
-        try:
-            stdin.write(b"# interrupt\n")
-            stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise self._exited("closed its input before an interrupt") from None
+        self._engine.write("# interrupt")
 
     def read_line(self, timeout: float | None = None) -> str:
         """The next line of output (a streamed reply's lines; empty at the reply's end)."""
@@ -228,50 +174,22 @@ class GtpClient:
         return reply.text
 
     def _get(self, deadline: float | None) -> str:
-        if self._output_closed:
-            raise self._exited("has closed its output")
-        try:
-            if deadline is None:
-                line = self._lines.get()
-            else:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise EngineTimeout(f"{self.argv[0]} did not answer in time") from None
-        if line is None:
-            self._output_closed = True
-            raise self._exited("has closed its output")
-        return line
+        return self._engine.read_line(deadline)[0]
 
     # -- the end --------------------------------------------------------------------------------
     def close(self, grace: float = QUIT_GRACE) -> int | None:
-        """Send `quit`, wait up to `grace` seconds for the engine to exit, kill it otherwise;
-        the exit status."""
-        if self._process.poll() is None:
+        """Send `quit` and read its reply, wait up to `grace` seconds for the engine to exit,
+        kill it otherwise; the exit status."""
+        if self.returncode is None:
             try:
                 self.send("quit", timeout=grace)
             except ClientError:
                 pass
-            try:
-                self._process.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self._close_pipes()
-        return self._process.returncode
+        return self._engine.close(None, grace)
 
     def kill(self) -> None:
         """End the engine now."""
-        if self._process.poll() is None:
-            self._process.kill()
-            self._process.wait()
-        self._close_pipes()
-
-    def _close_pipes(self) -> None:
-        stdin = self._process.stdin
-        if stdin is not None and not stdin.closed:
-            try:
-                stdin.close()
-            except OSError:
-                pass
+        self._engine.kill()
 
     def __enter__(self) -> Self:
         return self

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from saz.protocol.client_errors import ClientError, EngineTimeout
-from saz.protocol.engine_process import QUIT_GRACE, EngineProcess
+from saz.protocol.engine_process import EngineProcess
 from saz.protocol.ggf import GgfGame, GgfMove, format_ggf, format_move
 
 #: The protocol version `start` announces.
@@ -171,10 +171,6 @@ class NBoardClient(EngineProcess):
         answer = parse_answer(line)
         return NBoardAnswer(answer.move, answer.eval, answer.reported_seconds, tuple(thinking),
                             seconds)
-
-    def close(self, goodbye: str | None = "quit", grace: float = QUIT_GRACE) -> int | None:
-        """Send `quit`, wait up to `grace` seconds, kill the engine otherwise; its exit status."""
-        return super().close(goodbye, grace)
 
 
 __all__ = ["VERSION", "NBoardAnswer", "NBoardClient", "NBoardProtocolError", "parse_answer"]

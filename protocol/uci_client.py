@@ -21,30 +21,20 @@ A `bestmove` without a move, or a `setoption` of an option the engine did not an
 the process if it has not gone within a grace period.
 
 UCI names options case-insensitively; `options` keeps each as the engine spelled it and
-`option` finds it in any case. Separate threads read the engine's stdout and stderr; the client
-itself is for one thread.
+`option` finds it in any case. The process and its pipes are `engine_process.EngineProcess`'s;
+the client is for one thread.
 """
 from __future__ import annotations
 
 import os
-import queue
-import shlex
-import subprocess
-import threading
-import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Self
 
-from saz.protocol.client_errors import ClientError, EngineExited, EngineTimeout
+from saz.protocol.client_errors import ClientError, EngineTimeout
+from saz.protocol.engine_process import EngineProcess
 from saz.protocol.uci_option import UciOption
 
-#: How long `quit` may take before the engine is killed.
-QUIT_GRACE = 2.0
-#: stderr lines kept for the diagnosis of an engine that died.
-STDERR_TAIL = 50
 #: `info` lines kept with a `bestmove`.
 INFO_TAIL = 8
 #: The words of an `option` line that start a field after its name and type.
@@ -105,7 +95,7 @@ def format_value(value: object) -> str:
     return str(value)
 
 
-class UciClient:
+class UciClient(EngineProcess):
     """A UCI engine in a subprocess."""
 
     def __init__(self, command: Sequence[str | os.PathLike[str]] | str, *,
@@ -113,95 +103,10 @@ class UciClient:
                  env: dict[str, str] | None = None, name: str | None = None) -> None:
         """Start the engine. `command` is an argument list, or a command line split as a shell
         would (without running one)."""
-        argv = shlex.split(command) if isinstance(command, str) else [os.fspath(a)
-                                                                       for a in command]
-        self.argv = argv
-        self.name = name or os.path.basename(argv[0])
+        super().__init__(command, cwd=cwd, env=env, name=name)
         #: What the engine said of itself (`id name`, `id author`) and its options, by name.
         self.id: dict[str, str] = {}
         self.options: dict[str, UciOption] = {}
-        self._process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         bufsize=0)
-        #: stdout lines (stripped) with their arrival time; None once the output has closed.
-        self._lines: queue.SimpleQueue[tuple[str, float] | None] = queue.SimpleQueue()
-        self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
-        self._output_closed = False
-        threading.Thread(target=self._pump_stdout, name=f"{self.name}-stdout",
-                         daemon=True).start()
-        self._stderr_pump = threading.Thread(target=self._pump_stderr,
-                                             name=f"{self.name}-stderr", daemon=True)
-        self._stderr_pump.start()
-
-    # -- the pipes ------------------------------------------------------------------------------
-    def _pump_stdout(self) -> None:
-        stream = self._process.stdout
-        assert stream is not None
-        try:
-            for raw in iter(stream.readline, b""):
-                self._lines.put((raw.decode("utf-8", "replace").strip(), time.monotonic()))
-        finally:
-            self._lines.put(None)
-
-    def _pump_stderr(self) -> None:
-        stream = self._process.stderr
-        assert stream is not None
-        for raw in iter(stream.readline, b""):
-            self._stderr.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
-
-    @property
-    def stderr_tail(self) -> tuple[str, ...]:
-        """The last lines the engine wrote to stderr."""
-        return tuple(self._stderr)
-
-    @property
-    def returncode(self) -> int | None:
-        return self._process.poll()
-
-    @property
-    def pid(self) -> int:
-        return self._process.pid
-
-    def _exited(self, what: str) -> EngineExited:
-        try:
-            code = self._process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            code = None
-        else:  # its last words may still be in the pipe (not waiting on a child holding it)
-            self._stderr_pump.join(timeout=1.0)
-        return EngineExited(f"{self.name} {what}", code, self.stderr_tail)
-
-    # -- lines ----------------------------------------------------------------------------------
-    def write(self, line: str) -> float:
-        """Send one command line; the monotonic time just before it was written."""
-        if "\n" in line or "\r" in line:
-            raise ValueError(f"a UCI command is one line: {line!r}")
-        stdin = self._process.stdin
-        assert stdin is not None
-        sent_at = time.monotonic()
-        try:
-            stdin.write(line.encode("utf-8") + b"\n")
-            stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise self._exited(f"no longer reads its input ({line!r} not sent)") from None
-        return sent_at
-
-    def read_line(self, deadline: float | None = None) -> tuple[str, float]:
-        """The next output line (stripped) and its arrival time, waiting until the monotonic
-        `deadline` at most (EngineTimeout)."""
-        if self._output_closed:
-            raise self._exited("has closed its output")
-        try:
-            if deadline is None:
-                item = self._lines.get()
-            else:
-                item = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise EngineTimeout(f"{self.name} did not answer in time") from None
-        if item is None:
-            self._output_closed = True
-            raise self._exited("has closed its output")
-        return item
 
     def _await(self, word: str, timeout: float | None, sent_at: float,
                info: deque[str] | None = None) -> tuple[str, float]:
@@ -306,51 +211,6 @@ class UciClient:
     def stop(self) -> None:
         """`stop`: answer the search in progress now."""
         self.write("stop")
-
-    # -- the end --------------------------------------------------------------------------------
-    def close(self, grace: float = QUIT_GRACE) -> int | None:
-        """Send `quit`, wait up to `grace` seconds for the engine to exit, kill it otherwise;
-        the exit status (negative: killed by that signal)."""
-        if self._process.poll() is None:
-            try:
-                self.write("quit")
-            except EngineExited:
-                pass
-            try:
-                self._process.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self._close_pipes()
-        return self._process.returncode
-
-    def kill(self) -> None:
-        """End the engine now, and reap it."""
-        if self._process.poll() is None:
-            self._process.kill()
-        self._process.wait()
-        self._close_pipes()
-
-    def _close_pipes(self) -> None:
-        stdin = self._process.stdin
-        if stdin is not None and not stdin.closed:
-            try:
-                stdin.close()
-            except OSError:
-                pass
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                 traceback: TracebackType | None) -> None:
-        if kind is None:
-            self.close()
-        else:
-            self.kill()
-
-    def __repr__(self) -> str:
-        state = "running" if self.returncode is None else f"exited {self.returncode}"
-        return f"<UciClient {self.name} pid={self.pid} {state}>"
 
 
 __all__ = ["BestMove", "UciClient", "UciOption", "UciProtocolError", "UnknownOption",

@@ -154,19 +154,19 @@ def test_transcript_in_the_process(name: str, session: Session) -> None:
 def test_transcript_through_the_process(name: str, model: Path) -> None:
     path = TRANSCRIPTS / f"{name}.gomocup"
     captures = dict(PRESET)
-    client = PbrainClient.spawn(brain_command(model, "--visits", str(VISITS)))
+    client = PbrainClient(brain_command(model, "--visits", str(VISITS)))
     try:
         for step in read_transcript(path):
             sent = step.sent.format_map(captures)
             if client.returncode is None:
-                client.send(sent)
+                client.write(sent)
             if sent == "END":
-                assert client.process.wait(timeout=5) == 0
-            answers = [client.read_line(timeout=30)[0] for _ in step.expected]
+                assert client.wait(timeout=5) == 0
+            answers = [client.read_line(time.monotonic() + 30)[0] for _ in step.expected]
             check_answers(path, step, answers, captures)
         assert client.close() == 0
         with pytest.raises(EngineExited):  # nothing was written after END
-            client.read_line(timeout=5)
+            client.read_line(time.monotonic() + 5)
     finally:
         client.kill()
     assert client.stderr_tail == ()
@@ -246,7 +246,7 @@ def test_a_missing_model_is_an_error_at_start_and_the_brain_goes_on(tmp_path: Pa
 
 def test_the_shipped_model_plays_without_any_option() -> None:
     """`pbrain-saz` as a manager starts it, no arguments: the model in `models/` answers."""
-    client = PbrainClient.spawn([sys.executable, "-m", "saz.protocol.gomocup"])
+    client = PbrainClient([sys.executable, "-m", "saz.protocol.gomocup"])
     try:
         assert client.ask("START 20").kind is ReplyKind.OK
         client.info("timeout_turn", 500)
@@ -258,7 +258,7 @@ def test_the_shipped_model_plays_without_any_option() -> None:
 
 
 def test_a_brain_with_subgraph_sampling_plays(model: Path) -> None:
-    client = PbrainClient.spawn(brain_command(model, "--visits", "40", "--subgraphs", "2"))
+    client = PbrainClient(brain_command(model, "--visits", "40", "--subgraphs", "2"))
     try:
         assert client.ask("START 15").kind is ReplyKind.OK
         x, y = client.begin(timeout=30).move
@@ -426,7 +426,7 @@ def test_the_brain_stays_under_info_max_memory_at_20x20(model: Path) -> None:
     limit: its peak resident memory (VmHWM) stays below it. Without the limit it passed 2 GB
     in the first move (docs/PROTOCOLS.md)."""
     limit = 367001600
-    client = PbrainClient.spawn([sys.executable, "-m", "saz.protocol.gomocup"])
+    client = PbrainClient([sys.executable, "-m", "saz.protocol.gomocup"])
     try:
         client.start_game(20)
         for key, value in (("timeout_turn", 120000), ("timeout_match", 0),
@@ -436,7 +436,7 @@ def test_the_brain_stays_under_info_max_memory_at_20x20(model: Path) -> None:
         for x, y in ((3, 3), (16, 3), (3, 16)):
             assert len(reply.messages) == 1 and reply.messages[0].startswith("MESSAGE visits")
             reply = client.turn(x, y, timeout=150)
-        peak = peak_resident_bytes(client.process.pid)
+        peak = peak_resident_bytes(client.pid)
         assert client.close() == 0
     finally:
         client.kill()
@@ -556,32 +556,32 @@ def test_serve_answers_every_line_and_stops_at_end(session: Session) -> None:
 
 def test_end_during_a_search_ends_the_process_at_once(model: Path) -> None:
     # Without a clock, a million visits would take many minutes.
-    client = PbrainClient.spawn(brain_command(model, "--visits", "1000000"))
+    client = PbrainClient(brain_command(model, "--visits", "1000000"))
     try:
         client.start_game(15)
-        sent = client.send("TURN 8,8")  # not BEGIN, which the book answers without a search
+        sent = client.write("TURN 8,8")  # not BEGIN, which the book answers without a search
         time.sleep(0.5)
-        client.send("END")
-        assert client.process.wait(timeout=5) == 0
+        client.write("END")
+        assert client.wait(timeout=5) == 0
         # The search stopped: its answer went out, and nothing after it.
         assert client.read_reply(timeout=1, sent_at=sent).kind is ReplyKind.MOVE
         with pytest.raises(EngineExited):
-            client.read_line(timeout=1)
+            client.read_line(time.monotonic() + 1)
     finally:
         client.close()
 
 
 @pytest.mark.parametrize("command", ["STOP", "YXSTOP"])
 def test_stop_answers_the_best_move_so_far(model: Path, command: str) -> None:
-    client = PbrainClient.spawn(brain_command(model, "--visits", "1000000"))
+    client = PbrainClient(brain_command(model, "--visits", "1000000"))
     try:
         client.start_game(15)
-        client.send("TURN 8,8")  # not BEGIN, which the book answers without a search
+        client.write("TURN 8,8")  # not BEGIN, which the book answers without a search
         time.sleep(0.5)
         reply = client.ask(command, timeout=5)
         assert reply.kind is ReplyKind.MOVE
         # The brain goes on normally; a STOP with no search running changes nothing.
-        client.send(command)
+        client.write(command)
         assert client.ask("TAKEBACK {},{}".format(*reply.move), timeout=5).text == "OK"
     finally:
         client.close()

@@ -34,7 +34,7 @@ SCRIPTED = textwrap.dedent("""
 
 def scripted(answers: dict[str, str], *, obeys_end: bool = True) -> PbrainClient:
     code = SCRIPTED.format(answers=answers, obeys_end=obeys_end)
-    return PbrainClient.spawn([sys.executable, "-c", code], name="scripted")
+    return PbrainClient([sys.executable, "-c", code], name="scripted")
 
 
 @pytest.mark.parametrize(("text", "kind"), [
@@ -94,7 +94,7 @@ def test_a_brain_that_dies_is_reported_with_its_status_and_stderr() -> None:
     assert caught.value.returncode == 3
     assert "dying" in caught.value.stderr
     with pytest.raises(EngineExited):
-        brain.send("TURN 1,1")
+        brain.write("TURN 1,1")
     assert brain.close() == 3
 
 
@@ -107,4 +107,4 @@ def test_close_ends_a_brain_or_kills_one_that_ignores_end() -> None:
 def test_one_line_at_a_time() -> None:
     with scripted({}) as brain:
         with pytest.raises(ValueError):
-            brain.send("START 15\nBEGIN")
+            brain.write("START 15\nBEGIN")

@@ -114,6 +114,16 @@ def test_client_skips_junk_and_checks_reply_ids() -> None:
     client.kill()
 
 
+def test_client_keeps_the_indentation_of_a_replys_lines() -> None:
+    # A reply's text is the engine's to lay out (showboard's rows, a list's items): only the
+    # line ends go, where the other protocols' clients strip every line.
+    script = ("import sys; sys.stdin.readline(); "
+              "print('=1 \\n   A B\\n 2 . X \\n', flush=True); sys.stdin.readline()")
+    client = GtpClient(_fake_engine(script))
+    assert client.send("showboard", timeout=30).text == "\n   A B\n 2 . X "
+    client.kill()
+
+
 # -- vertices -------------------------------------------------------------------------------------
 def test_go_vertices_skip_i_and_count_rows_from_the_bottom() -> None:
     v = GoVertices(19, 19)

@@ -71,10 +71,10 @@ def bench_gomocup(args: argparse.Namespace) -> int:
 def _start_up(command: list[str], runs: int) -> tuple[list[float], list[float]]:
     about, start = [], []
     for _ in range(runs):
-        with PbrainClient.spawn(command) as brain:
-            brain.send("ABOUT")
+        with PbrainClient(command) as brain:
+            brain.write("ABOUT")
             about.append(brain.read_reply(30, sent_at=brain.spawned_at).seconds)
-            brain.send("START 15")
+            brain.write("START 15")
             reply = brain.read_reply(30, sent_at=brain.spawned_at)
             if reply.text != "OK":
                 raise SystemExit(f"the brain answered START with {reply.text!r}")
@@ -86,7 +86,7 @@ def _turns(command: list[str], size: int, count: int) -> list[float]:
     """Wall times of `count` TURNs under timeout_turn 0; the opponent takes the free point
     nearest the top-left corner, and a finished game starts afresh."""
     times: list[float] = []
-    with PbrainClient.spawn(command) as brain:
+    with PbrainClient(command) as brain:
         brain.info("timeout_turn", 0)
         brain.start_game(size)
         game = Gomoku(size)

@@ -334,7 +334,7 @@ class GomocupAdapter(EngineAdapter):
     def brain(self) -> PbrainClient:
         if self._brain is None:
             try:
-                self._brain = PbrainClient.spawn(self.spec.argv, name=self.name)
+                self._brain = PbrainClient(self.spec.argv, name=self.name)
             except OSError as exc:
                 raise EngineCrashed(f"could not start: {exc}") from None
         return self._brain
@@ -351,7 +351,7 @@ class GomocupAdapter(EngineAdapter):
             self._guard(f"INFO {key}", SETUP_TIMEOUT, brain.info, key, value)
         command = (f"START {setup.width}" if setup.width == setup.height
                    else f"RECTSTART {setup.width},{setup.height}")
-        self._guard(command, SETUP_TIMEOUT, brain.send, command)
+        self._guard(command, SETUP_TIMEOUT, brain.write, command)
         reply = self._guard(command, SETUP_TIMEOUT, brain.read_reply, SETUP_TIMEOUT,
                             sent_at=brain.spawned_at)
         if reply.kind is not ReplyKind.OK:
