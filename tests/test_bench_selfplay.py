@@ -31,4 +31,20 @@ def test_one_row_per_window_side(tiny_model, tmp_path: Path,
     rows = [line.split("|")[1:-1] for line in out if line[:3] in ("| 0", "| 8")]
     assert [(r[0].strip(), r[1].strip()) for r in rows] == [("0", "0"), ("0", "4"), ("8", "0"),
                                                            ("8", "4")]
-    assert all(float(r[2]) > 0 for r in rows)  # positions were searched in each
+    assert all(float(r[3]) > 0 for r in rows)  # positions were searched in each
+
+
+def test_chunk_sizes_are_rows_and_rounds_repeat_the_table(tiny_model, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    model = tiny_model("go").path
+    capsys.readouterr()
+    assert main(["selfplay", "--config", str(config), "--model", str(model), "--size", "9",
+                 "--focus-side", "0", "--chunk-nodes", "0,200", "--rounds", "2",
+                 "--seconds", "0.3", "--warmup", "0"]) == 0
+    rows = [line.split("|")[1:-1] for line in capsys.readouterr().out.splitlines()
+            if line.startswith("| 0 |")]
+    assert [r[2].strip() for r in rows] == ["0", "200", "0", "200"]
+    assert all(float(r[3]) > 0 for r in rows)

@@ -358,6 +358,28 @@ def test_playout_cap_randomization_records_only_the_full_searches() -> None:
         SelfPlayConfig(full_search_fraction=0.0)
 
 
+def test_selfplay_in_chunks_plays_the_same_games(tiny_model) -> None:
+    """`chunk_nodes` cuts each network call to that many nodes and changes nothing else: the
+    worker's network is chunked, and the same seed plays the same games move for move."""
+    from saz.tools.train.selfplay import open_network
+    model = tiny_model("go").path
+    plays = []
+    for chunk in (0, 100):  # 100 nodes: one 7x7 position (50 nodes) or two a call
+        config = SelfPlayConfig(sizes=((7, 7),), visits=8, games_in_flight=3, max_plies=1.0,
+                                chunk_nodes=chunk, resign_threshold=-1.0)
+        network = open_network(model, config)
+        assert network.chunk_nodes == (chunk or None)  # type: ignore[attr-defined]
+        worker = SelfPlayWorker("go", {}, config, seed=6)
+        worker.load(network, None)
+        records: list = []
+        while len(records) < 3:
+            records += worker.step(WorkerStats())
+        plays.append([(r.plies, r.winner, r.positions.policy.tobytes()) for r in records[:3]])
+    assert plays[0] == plays[1]
+    with pytest.raises(ValueError, match="chunk_nodes"):
+        SelfPlayConfig(chunk_nodes=-1)
+
+
 @pytest.mark.parametrize("game,size", [("go", 5), ("othello", 6)])
 def test_selfplay_plays_go_and_othello_to_a_result(game: str, size: int) -> None:
     config = SelfPlayConfig(sizes=((size, size),), visits=8, games_in_flight=4, max_plies=2.0)

@@ -1,15 +1,20 @@
 """Self-play throughput: positions searched a second by one worker, as a training run plays.
 
     saz bench selfplay --config runs/X/config.toml --model M --size 16 [--focus-side 0,12]
-                       [--eval-cache 32] [--seconds 60] [--warmup 5] [--threads 1]
+                       [--eval-cache 32] [--chunk-nodes 0,1024] [--rounds 1] [--seconds 60]
+                       [--warmup 5] [--threads 1]
 
 One `SelfPlayWorker` (the trainer's own, one process) plays the config's `[selfplay]` recipe on
 one board size with the exported network `M` for `--seconds` after a warm-up, once per
 `--focus-side` value (0: the whole board; N: each leaf's window of at least N points a side, the
 batch cut down to the windows), and per `--eval-cache` value (the worker's evaluation cache in
-MiB, 0: off). It prints positions searched a second (moves made, full and fast searches alike),
-network rows a second, and the games finished. The recipe's own `sizes`, `focus_side` and
-`eval_cache_mib` are replaced by the flags, so one command compares the ways on one machine.
+MiB, 0: off), and per `--chunk-nodes` value (the most nodes a network call takes, 0: the whole
+batch). It prints positions searched a second (moves made, full and fast searches alike),
+network rows a second, and the games finished. The recipe's own `sizes`, `focus_side`,
+`eval_cache_mib` and `chunk_nodes` are replaced by the flags, so one command compares the ways on
+one machine; `--rounds` repeats the table, its rows interleaved, against the machine's drift.
+Every setting replays the same seeded games: those that give the same answers (the chunks) make
+the same moves, so their rates compare position for position.
 """
 from __future__ import annotations
 
@@ -26,11 +31,15 @@ from saz.tools.train.selfplay import SelfPlayConfig, SelfPlayWorker, WorkerStats
 
 def throughput(config: TrainConfig, evaluator: Evaluator, size: tuple[int, int],
                focus_side: int, seconds: float, warmup: float = 5.0,
-               eval_cache_mib: int | None = None) -> tuple[float, float, int]:
-    """(positions a second, network rows a second, games finished) of one worker."""
+               eval_cache_mib: int | None = None,
+               chunk_nodes: int | None = None) -> tuple[float, float, int]:
+    """(positions a second, network rows a second, games finished) of one worker; `chunk_nodes`
+    None keeps the evaluator's own, 0 is one call per batch."""
     selfplay = replace(config.selfplay, sizes=(size,), focus_side=focus_side)
     if eval_cache_mib is not None:
         selfplay = replace(selfplay, eval_cache_mib=eval_cache_mib)
+    if chunk_nodes is not None:
+        evaluator.chunk_nodes = chunk_nodes or None
     worker = SelfPlayWorker(evaluator.card.game, config.rules, selfplay, seed=config.seed)
     worker.load(evaluator, None)
     end = time.perf_counter() + warmup
@@ -52,13 +61,17 @@ def run(args: argparse.Namespace) -> int:
           f"{args.config}, one worker, {args.threads} onnxruntime thread(s), "
           f"{args.seconds:g} s each")
     print()
-    print("| --focus-side | --eval-cache | positions/s | network rows/s | games finished |")
-    print("|---:|---:|---:|---:|---:|")
-    for side in args.focus_side:
-        for mib in args.eval_cache:
-            positions, rows, games = throughput(config, evaluator, size, side, args.seconds,
-                                                args.warmup, mib)
-            print(f"| {side} | {mib} | {positions:.1f} | {rows:.0f} | {games} |", flush=True)
+    print("| --focus-side | --eval-cache | --chunk-nodes | positions/s | network rows/s "
+          "| games finished |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for _ in range(args.rounds):
+        for side in args.focus_side:
+            for mib in args.eval_cache:
+                for chunk in args.chunk_nodes:
+                    positions, rows, games = throughput(config, evaluator, size, side,
+                                                        args.seconds, args.warmup, mib, chunk)
+                    print(f"| {side} | {mib} | {chunk} | {positions:.1f} | {rows:.0f} "
+                          f"| {games} |", flush=True)
     return 0
 
 
@@ -78,6 +91,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    default=[SelfPlayConfig.eval_cache_mib],
                    help="comma-separated evaluation cache sizes in MiB, 0: off (default "
                         f"{SelfPlayConfig.eval_cache_mib})")
+    p.add_argument("--chunk-nodes", type=lambda t: [int(v) for v in t.split(",")],
+                   default=[SelfPlayConfig.chunk_nodes],
+                   help="comma-separated most nodes a network call takes, 0: the whole batch "
+                        f"(default {SelfPlayConfig.chunk_nodes})")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="times the table is played, rows interleaved (default 1)")
     p.add_argument("--seconds", type=float, default=60.0,
                    help="measured seconds per setting (default 60)")
     p.add_argument("--warmup", type=float, default=5.0,

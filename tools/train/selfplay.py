@@ -147,6 +147,11 @@ class SelfPlayConfig:
     #: Worker processes, and onnxruntime threads in each.
     workers: int = 1
     threads: int = 1
+    #: onnxruntime only: each network call takes at most this many nodes (positions x points),
+    #: a larger batch cut into calls of that size with the same answers (`Evaluator.chunk_nodes`).
+    #: On one thread a batch of 19x19 positions outgrows the core's cache, and smaller calls run
+    #: faster (docs/BENCHMARKS.md, "Chunks"). 0: one call per batch.
+    chunk_nodes: int = 0
     #: Where the workers' networks run: "cpu", "cuda" (onnxruntime's CUDA provider; every worker
     #: shares the GPU, batching its games' leaves) or "auto" (the GPU when there is one).
     device: str = "cpu"
@@ -190,6 +195,9 @@ class SelfPlayConfig:
             raise ValueError("selfplay.forced_playouts_k must be >= 0")
         if self.focus_side < 0:
             raise ValueError(f"selfplay.focus_side must be >= 0 (0: off), got {self.focus_side}")
+        if self.chunk_nodes < 0:
+            raise ValueError(f"selfplay.chunk_nodes must be >= 0 (0: off), "
+                             f"got {self.chunk_nodes}")
         if self.temperature_plies < 0 or self.max_plies <= 0:
             raise ValueError("selfplay.temperature_plies must be >= 0 and max_plies > 0")
 
@@ -559,7 +567,7 @@ def open_network(model_path: str | Path, config: SelfPlayConfig) -> PolicyValueE
 
     # The device is a str from the config; Evaluator refuses an unknown one.
     return Evaluator(model_path, device=config.device,  # type: ignore[arg-type]  # it checks
-                     threads=config.threads)
+                     threads=config.threads, chunk_nodes=config.chunk_nodes or None)
 
 
 class SelfPlayError(RuntimeError):
