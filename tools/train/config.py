@@ -45,7 +45,8 @@ PREVIOUS = "previous"
 #: often the network is refreshed, which a machine with eight times the cores needs to raise.
 MACHINE_KEYS: dict[str, tuple[str, ...]] = {
     "selfplay": ("workers", "threads", "device", "games_in_flight", "max_batch",
-                 "games_per_generation", "play_while_learning", "runtime", "eval_cache_mib"),
+                 "games_per_generation", "play_while_learning", "runtime", "eval_cache_mib",
+                 "chunk_nodes"),
     "learner": ("device", "threads"),
     "evaluation": ("every", "threads"),
 }
