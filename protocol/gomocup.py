@@ -49,16 +49,14 @@ clock counts from process start (`process_start_time`), as the manager's does.
 from __future__ import annotations
 
 import argparse
-import codecs
 import io
 import logging
 import os
-import queue
 import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from saz.engine.engine import Engine
@@ -69,6 +67,7 @@ from saz.engine.search.clock import GOMOCUP_TIME_KEYS, Gomocup, TimeControlError
 from saz.engine.search.mcts import SearchResult
 from saz.engine.search.options import add_search_arguments
 from saz.protocol.engine_options import add_engine_arguments, engine_config
+from saz.protocol.input_lines import arrivals, fd_lines
 
 log = logging.getLogger("saz.gomocup")
 
@@ -77,9 +76,6 @@ PROTOCOL = "gomocup"
 #: How often a search looks whether END or STOP has arrived (seconds). The input thread also
 #: stops a running search directly; this catches a command that lands as a search is starting.
 WATCH_INTERVAL = 0.1
-#: Longer input lines are cut here (the rest of the line is dropped), so that a runaway manager
-#: cannot exhaust memory.
-MAX_LINE = 1 << 16
 #: The most digits of a coordinate, a board size or a rule: a manager sends small numbers, and a
 #: number of thousands of digits must be refused before int() reads it (Python refuses more than
 #: 4,300 digits with a ValueError, and converts fewer in quadratic time).
@@ -721,27 +717,6 @@ def _outcome(game: Game) -> str:
 
 
 # -- the process -----------------------------------------------------------------------------------
-def fd_lines(fd: int) -> Iterator[str]:
-    """The lines arriving on file descriptor `fd`, as UTF-8 (bad bytes replaced), ending in CR LF,
-    LF or CR, each cut at MAX_LINE characters (the rest of a longer line is dropped).
-
-    It reads with `os.read`: a thread blocked there holds no lock of Python's, whereas a daemon
-    thread blocked in `sys.stdin.readline` makes the interpreter abort at exit."""
-    decoder = io.IncrementalNewlineDecoder(codecs.getincrementaldecoder("utf-8")("replace"),
-                                           translate=True)
-    pending = ""
-    while True:
-        chunk = os.read(fd, 1 << 16)
-        *complete, pending = (pending + decoder.decode(chunk, final=not chunk)).split("\n")
-        for line in complete:
-            yield line[:MAX_LINE]
-        if not chunk:
-            if pending:
-                yield pending[:MAX_LINE]
-            return
-        pending = pending[:MAX_LINE + 1]  # whatever follows is dropped when the line ends
-
-
 def serve(brain: GomocupBrain, lines: Iterable[str]) -> int:
     """Run `brain` on `lines` (an input stream, say) until END or their end; returns 0.
 
@@ -749,26 +724,10 @@ def serve(brain: GomocupBrain, lines: Iterable[str]) -> int:
     (`GomocupBrain.notice`); the calling thread handles them in order. Each line carries the
     time it arrived: a turn is timed from then, as the manager times it, and the time from then
     to the answer teaches the clock the latency it must allow for (`TimeManager.replied`)."""
-    queued: queue.SimpleQueue[tuple[str, float] | None] = queue.SimpleQueue()
-
-    def read() -> None:
-        try:
-            for line in lines:
-                arrived = time.monotonic()
-                brain.notice(line)
-                queued.put((line, arrived))
-                if brain.finished:
-                    break
-        except (OSError, ValueError) as exc:  # the input closed under us
-            log.warning("input: %s", exc)
-        finally:
-            queued.put(None)
-
-    threading.Thread(target=read, name="gomocup-input", daemon=True).start()
     clock = brain.engine.clock
     try:
-        while not brain.finished and (item := queued.get()) is not None:
-            line, arrived = item
+        for line, arrived in arrivals(lines, name="gomocup-input", notice=brain.notice,
+                                      finished=lambda: brain.finished):
             clock.command_received(arrived)
             brain.handle(line)
             clock.replied(time.monotonic())

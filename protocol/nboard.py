@@ -62,7 +62,6 @@ import io
 import logging
 import math
 import os
-import queue
 import sys
 import textwrap
 import threading
@@ -95,7 +94,7 @@ from saz.protocol.ggf import (
     parse_ggf,
     to_game,
 )
-from saz.protocol.gomocup import fd_lines
+from saz.protocol.input_lines import arrivals, fd_lines
 from saz.protocol.vertex import GtpValueError, TopLeftVertices
 
 log = logging.getLogger("saz.nboard")
@@ -581,24 +580,11 @@ def serve(session: NBoardSession, lines: Iterable[str]) -> int:
 
     A thread takes the lines as they come (each with the time it arrived), so that a command
     stops a running search (`NBoardSession.notice`); this thread handles them in order."""
-    queued: queue.SimpleQueue[tuple[str, float] | None] = queue.SimpleQueue()
-
-    def read() -> None:
-        try:
-            for line in lines:
-                arrived = time.monotonic()
-                session.notice(line)
-                queued.put((line, arrived))
-        except (OSError, ValueError) as exc:  # the input closed under us
-            log.warning("input: %s", exc)
-        finally:
-            queued.put(None)
-
-    threading.Thread(target=read, name="saz-nboard-input", daemon=True).start()
     try:
-        while not session.finished and (item := queued.get()) is not None:
-            session.dequeued(item[0])
-            session.handle(*item)
+        for line, arrived in arrivals(lines, name="saz-nboard-input", notice=session.notice,
+                                      finished=lambda: session.finished):
+            session.dequeued(line)
+            session.handle(line, arrived)
     except BrokenPipeError:  # NBoard has gone: nobody is left to answer
         pass
     finally:

@@ -60,7 +60,6 @@ import argparse
 import io
 import logging
 import os
-import queue
 import sys
 import threading
 import time
@@ -84,6 +83,7 @@ from saz.engine.search.mcts import SearchResult
 from saz.engine.search.options import add_search_arguments
 from saz.protocol.engine_options import add_engine_arguments, engine_config
 from saz.protocol.gomocup import About, fd_lines
+from saz.protocol.input_lines import arrivals
 from saz.protocol.uci_go import GoParams, parse_go, time_control
 from saz.protocol.uci_info import info_lines, mate_moves
 from saz.protocol.uci_option import UciOption
@@ -652,21 +652,10 @@ def serve(session: UciSession, lines: Iterable[str]) -> int:
 
     A thread takes the lines as they come (each with the time it arrived) into a queue; the
     calling thread handles them in order."""
-    queued: queue.SimpleQueue[tuple[str, float] | None] = queue.SimpleQueue()
-
-    def read() -> None:
-        try:
-            for line in lines:
-                queued.put((line, time.monotonic()))
-        except (OSError, ValueError) as exc:  # the input closed under us
-            log.warning("input: %s", exc)
-        finally:
-            queued.put(None)
-
-    threading.Thread(target=read, name="saz-uci-input", daemon=True).start()
     try:
-        while not session.finished and (item := queued.get()) is not None:
-            session.handle(*item)
+        for line, arrived in arrivals(lines, name="saz-uci-input",
+                                      finished=lambda: session.finished):
+            session.handle(line, arrived)
     except BrokenPipeError:  # the GUI has gone: nobody is left to answer
         pass
     finally:

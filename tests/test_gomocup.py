@@ -34,15 +34,14 @@ from saz.engine.search.mcts import (
 )
 from saz.engine.search.options import SearchOptions
 from saz.protocol.gomocup import (
-    MAX_LINE,
     About,
     GomocupBrain,
-    fd_lines,
     search_message,
     serve,
 )
 from saz.protocol.client_errors import EngineExited
 from saz.protocol.gomocup_client import PbrainClient, ReplyKind
+from saz.protocol.input_lines import MAX_LINE, fd_lines
 
 TRANSCRIPTS = Path(__file__).parent / "transcripts"
 VISITS = 16
