@@ -15,6 +15,7 @@ docs/BENCHMARKS.md.
     saz bench pool [--workers 1,2 | --ray [ADDRESS]]      (see tools/bench/pool.py)
     saz bench cache --records DIR --player NAME           (see tools/bench/evalcache.py)
     saz bench variants --model M --sizes 9,19 --batch 1,16,64 (see tools/bench/variants.py)
+    saz bench judgement --estimates CSV --model M          (see tools/bench/judgement.py)
 
 `evaluator` times the exported network in onnxruntime (`Evaluator.run`, the search's hot path) for
 each board size x batch size, and the same network in torch eager (the torch-geometric model under
@@ -49,6 +50,7 @@ from saz.tools.bench import clock as bench_clock
 from saz.tools.bench import evalcache as bench_evalcache
 from saz.tools.bench import gomocup as bench_gomocup
 from saz.tools.bench import gtp as bench_gtp
+from saz.tools.bench import judgement as bench_judgement
 from saz.tools.bench import memory as bench_memory
 from saz.tools.bench import pool as bench_pool
 from saz.tools.bench import search as bench_search
@@ -247,6 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_pool.add_parser(subparsers)
     bench_evalcache.add_parser(subparsers)
     bench_variants.add_parser(subparsers)
+    bench_judgement.add_parser(subparsers)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 
