@@ -11,7 +11,7 @@ from saz.tools.bench.cli import main
 
 #: The product's benchmarks, and nothing else, in the order `saz bench --help` lists them.
 BENCHMARKS = ["evaluator", "search", "gomocup", "gtp", "clock", "memory", "solve", "threats",
-              "selfplay", "pool", "cache", "variants"]
+              "selfplay", "pool", "cache", "variants", "judgement"]
 
 
 def test_the_help_lists_the_products_benchmarks(capsys: pytest.CaptureFixture[str]) -> None:
