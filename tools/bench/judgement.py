@@ -40,6 +40,7 @@ import numpy as np
 
 from saz.engine.evaluator import Evaluator, ModelError
 from saz.engine.games.base import BLACK, Game
+from saz.engine.games.capabilities import AreaScored
 from saz.engine.graph import encode, layout
 from saz.protocol.client_errors import ClientError
 from saz.protocol.gtp_client import GtpClient
@@ -209,11 +210,12 @@ def evaluate(evaluator: Evaluator, games: list[Game]
             _, value, ownership, score = evaluator.run_aux(
                 encode(batch), layout(width, height, type(batch[0])))
             side = np.array([1.0 if g.to_move == BLACK else -1.0 for g in batch], np.float32)
-            komi = np.array([g.komi for g in batch], np.float32)
+            komi = np.array([g.komi if isinstance(g, AreaScored) else 0.0 for g in batch],
+                            np.float32)
             values[chunk] = value * side
-            if scores is not None:
+            if scores is not None and score is not None:
                 scores[chunk] = score * side
-            if owned is not None:  # the extra node's entry means nothing
+            if owned is not None and ownership is not None:  # the extra node's entry is not a point
                 owned[chunk] = ownership[:, :points].sum(axis=1) * side - komi
     return values, scores, owned
 
