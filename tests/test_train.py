@@ -291,6 +291,35 @@ def test_workers_play_through_the_learners_turn_only_when_asked(tmp_path: Path,
         assert second.stats.seconds <= second.wall_seconds < learning
 
 
+def test_a_worker_says_where_its_network_runs_as_it_loads_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker reports its network's device on loading it, before any turn ends: a
+    session's last turn is never reported, so a one-generation session on a GPU machine
+    (a lent machine's chunk) recorded its self-play as run on the CPU."""
+    import queue as queues
+
+    from saz.engine.evaluator import Evaluator
+    from saz.engine.games import Gomoku
+    from saz.tools.train import selfplay
+    from saz.tools.train.export import export_random_network
+
+    model = tmp_path / "random.onnx"
+    export_random_network(Gomoku, model)
+    network = Evaluator(model, device="cpu")
+    network.provider = "cuda"  # what a session on onnxruntime's CUDA provider names
+    monkeypatch.setattr(selfplay, "open_network", lambda path, config: network)
+    monkeypatch.setattr(signal, "signal", lambda *args: None)  # not this test process's SIGINT
+    commands: queues.Queue = queues.Queue()
+    results: queues.Queue = queues.Queue()
+    for command in [("play", str(model), None), ("more", 0), ("stop",)]:
+        commands.put(command)
+    config = SelfPlayConfig(sizes=((5, 5),), visits=4, games_in_flight=2, workers=1)
+    selfplay._worker_main(3, "gomoku", {}, config, 1, commands, results)  # type: ignore[arg-type]
+    said = [results.get_nowait() for _ in range(results.qsize())]
+    assert said[0] == ("network", 3, True)
+    assert [kind for kind, _, _ in said] == ["network", "paused"]
+
+
 _KILLED_TRAINER = """
 import sys, time
 from pathlib import Path

@@ -515,10 +515,11 @@ class SelfPlayWorker:
 def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: SelfPlayConfig,
                  seed: int, commands: mp.Queue, results: mp.Queue) -> None:
     """A worker process: waits for ("play", model, threshold), plays until the next command,
-    reporting ("game", index, record) as games finish and ("paused", index, stats) when a command
-    ends the network's turn: ("pause",) waits, ("play", ...) plays on with a new network at once,
-    ("stop",) returns. ("more", n) does not end the turn: the worker finishes at most n more games
-    in it, then waits for the next command."""
+    reporting ("network", index, on_gpu) once it holds the network, ("game", index, record) as
+    games finish and ("paused", index, stats) when a command ends the network's turn:
+    ("pause",) waits, ("play", ...) plays on with a new network at once, ("stop",) returns.
+    ("more", n) does not end the turn: the worker finishes at most n more games in it, then
+    waits for the next command."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the trainer handles Ctrl-C and stops us
     try:
         worker = SelfPlayWorker(game_name, rules, config, seed)
@@ -529,6 +530,8 @@ def _worker_main(index: int, game_name: str, rules: dict[str, Any], config: Self
                 continue
             _, model_path, threshold = command
             worker.load(open_network(model_path, config), threshold)
+            # Said now, not with the turn's stats: a session's last turn is never reported.
+            results.put(("network", index, worker.on_gpu))
             stats, start = WorkerStats(), time.perf_counter()
             limit: int | None = None  # the games this turn may finish ("more")
             while True:
@@ -648,6 +651,8 @@ class SelfPlayPool:
             elif kind == "paused":
                 stats.add(payload)
                 owed -= 1
+            elif kind == "network":
+                stats.on_gpu = stats.on_gpu or payload
         self._playing = not pausing
         if self._playing:
             # While the learner trains: the next generation's games, and no more. Where the
