@@ -22,7 +22,8 @@ from saz.tools.train.arena import NetworkPlayer, play_match
 from saz.tools.train.lockstep import Lockstep
 from saz.tools.train.positions import PackError, PositionBatch
 from saz.tools.train.replay_buffer import ReplayBuffer
-from saz.tools.train.selfplay import Resignation, SelfPlayConfig, SelfPlayWorker, WorkerStats
+from saz.tools.train.selfplay import (Resignation, SelfPlayConfig, SelfPlayGame, SelfPlayWorker,
+                                      WorkerStats)
 from saz.tools.train.config import CONFIGS_DIR, ConfigError, TrainConfig
 
 #: A run small enough for a test: a tiny network, 5x5/6x6 boards, a few visits.
@@ -184,6 +185,31 @@ def test_selfplay_records_positions_policies_and_outcomes() -> None:
         assert x[0, :-1, 2].all()  # the first position is the empty board
     # Leaves of every game were batched: calls carry several searches' leaves at once.
     assert max(b for b, _ in net.calls) > config.leaves_per_search
+
+
+def test_selfplay_hands_games_on_in_the_order_they_started(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 9x9 game lasts three 5x5 ones: handed on as they end, the first games would be 5x5
+    only. In start order they are the sizes drawn, whatever the boards."""
+    config = SelfPlayConfig(sizes=((5, 5), (9, 9)), visits=4, games_in_flight=8,
+                            resign_threshold=-1.0)
+    worker = SelfPlayWorker("gomoku", {}, config, seed=4)
+    started: list[tuple[int, int]] = []
+    new_game = worker._new_game
+
+    def logged() -> SelfPlayGame:
+        game = new_game()
+        started.append((game.game.width, game.game.height))
+        return game
+
+    monkeypatch.setattr(worker, "_new_game", logged)
+    worker.load(UniformNet(), None)
+    records, stats = [], WorkerStats()
+    while len(records) < 16:
+        records += worker.step(stats)
+    assert stats.games == len(records)
+    assert [r.positions.size for r in records] == started[:len(records)]
+    assert (9, 9) in started[:8] and (5, 5) in started[:8]  # both sizes in the first turn
 
 
 def test_selfplay_opens_with_random_plies_it_does_not_record() -> None:

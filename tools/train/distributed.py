@@ -70,7 +70,7 @@ class SelfPlayActor:
 
     def chunk(self, generation: int, model: list[Any], threshold: float | None
               ) -> tuple[list[SelfPlayRecord], WorkerStats]:
-        """Play until at least one game finishes (or CHUNK_SECONDS pass) with generation
+        """Play until the worker hands on at least one game (or CHUNK_SECONDS pass) with generation
         `generation`'s network (`model[0]`, an object ref of its ONNX file's and its card's
         bytes, fetched only when the generation changes); the finished games and what was done."""
         if generation != self.generation:

@@ -3,7 +3,9 @@
 Each worker process keeps `games_in_flight` games going, one `TreeSearch` per game, and steps all
 their searches together (`lockstep.Lockstep`): one onnxruntime call per board size per step. A
 finished game goes to the trainer as a `SelfPlayRecord` (its positions packed, see `positions.py`)
-and a new game, on a board size drawn from the configured mix, takes its place.
+and a new game, on a board size drawn from the configured mix, takes its place. A worker hands
+its games on in the order they started, so that a generation's sizes are the mix's and not
+those that end first.
 
 The recipe is AlphaZero's:
 
@@ -242,8 +244,12 @@ class SelfPlayGame:
     """One game in flight: plays the searched moves and records the positions."""
 
     def __init__(self, game: Game, search: TreeSearch, config: SelfPlayConfig,
-                 rng: np.random.Generator, resign_threshold: float | None) -> None:
+                 rng: np.random.Generator, resign_threshold: float | None,
+                 number: int = 0) -> None:
         self.game = game
+        #: Its place among the games its worker started (from 0): the worker hands finished games
+        #: on in this order.
+        self.number = number
         self.search = search
         self.config = config
         self.rng = rng
@@ -429,6 +435,7 @@ class Resignation:
 class WorkerStats:
     """What a worker did during one `play` call."""
 
+    #: Finished games handed on (in the order they started; some may wait for an earlier one).
     games: int = 0
     #: Positions searched (moves made), in finished games or not.
     positions: int = 0
@@ -460,6 +467,10 @@ class SelfPlayWorker:
         self.on_gpu = False
         self.resign_threshold: float | None = None
         self.games: list[SelfPlayGame] = []
+        self._started = 0  # games started, the next one's number
+        #: Finished games waiting for a game started before them, by number.
+        self._held: dict[int, SelfPlayRecord] = {}
+        self._next = 0  # the number of the next game to hand on
 
     def load(self, evaluator: PolicyValueEvaluator, resign_threshold: float | None) -> None:
         """Play on with `evaluator` (the newest network): games in flight keep their moves and
@@ -486,26 +497,36 @@ class SelfPlayWorker:
             game.play_random(int(self.rng.integers(self.config.opening_plies + 1)), self.rng)
         check = self.rng.random() < self.config.resign_check_fraction
         threshold = None if check else self.resign_threshold
-        return SelfPlayGame(game, self._search(), self.config, self.rng, threshold)
+        self._started += 1
+        return SelfPlayGame(game, self._search(), self.config, self.rng, threshold,
+                            number=self._started - 1)
 
     def step(self, stats: WorkerStats) -> list[SelfPlayRecord]:
         """Advance every game by one lockstep round, counting into `stats`; returns the games
-        that finished (new ones took their places)."""
+        that finished (new ones took their places), in the order they started.
+
+        A finished game waits for those started before it. Handed on as they end, a
+        generation would hold the games that end first: at the start of a session, small
+        boards only, since a 19x19 game lasts five 9x9 ones. In start order, a generation's
+        sizes are the draws from `sizes`, whenever it is taken."""
         if self.evaluator is None:
             raise RuntimeError("load() a network before step()")
-        finished: list[SelfPlayRecord] = []
         waiting: list[TreeSearch] = []
         for i, game in enumerate(self.games):
             before = game.positions
             search = game.advance()
             while search is None:
-                finished.append(game.record())
+                self._held[game.number] = game.record()
                 stats.positions += game.positions - before
                 game = self.games[i] = self._new_game()
                 before = 0
                 search = game.advance()
             stats.positions += game.positions - before
             waiting.append(search)
+        finished: list[SelfPlayRecord] = []
+        while self._next in self._held:
+            finished.append(self._held.pop(self._next))
+            self._next += 1
         stats.games += len(finished)
         stats.evaluated += self.lockstep.step(waiting)
         stats.on_gpu = stats.on_gpu or self.on_gpu
