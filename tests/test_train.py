@@ -189,7 +189,7 @@ def test_selfplay_records_positions_policies_and_outcomes() -> None:
 
 def test_selfplay_hands_games_on_in_the_order_they_started(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 9x9 game lasts three 5x5 ones: handed on as they end, the first games would be 5x5
+    """A 9x9 game can last three 5x5 ones: handed on as they end, the first games would be 5x5
     only. In start order they are the sizes drawn, whatever the boards."""
     config = SelfPlayConfig(sizes=((5, 5), (9, 9)), visits=4, games_in_flight=8,
                             resign_threshold=-1.0)

@@ -497,9 +497,8 @@ class SelfPlayWorker:
             game.play_random(int(self.rng.integers(self.config.opening_plies + 1)), self.rng)
         check = self.rng.random() < self.config.resign_check_fraction
         threshold = None if check else self.resign_threshold
-        self._started += 1
-        return SelfPlayGame(game, self._search(), self.config, self.rng, threshold,
-                            number=self._started - 1)
+        number, self._started = self._started, self._started + 1
+        return SelfPlayGame(game, self._search(), self.config, self.rng, threshold, number)
 
     def step(self, stats: WorkerStats) -> list[SelfPlayRecord]:
         """Advance every game by one lockstep round, counting into `stats`; returns the games
@@ -507,8 +506,9 @@ class SelfPlayWorker:
 
         A finished game waits for those started before it. Handed on as they end, a
         generation would hold the games that end first: at the start of a session, small
-        boards only, since a 19x19 game lasts five 9x9 ones. In start order, a generation's
-        sizes are the draws from `sizes`, whenever it is taken."""
+        boards only, since a 19x19 game lasts four 9x9 ones (358 plies to 86 in
+        models/runs/go). In start order, a generation's sizes are the draws from `sizes`,
+        whenever it is taken."""
         if self.evaluator is None:
             raise RuntimeError("load() a network before step()")
         waiting: list[TreeSearch] = []
