@@ -19,9 +19,12 @@ from saz.tools.bench.judgement import (
     evaluate,
     judge,
     parse_estimate,
+    played_out,
     positions,
     read_estimates,
+    recorded,
     sampled_plies,
+    standings,
     write_estimates,
 )
 from saz.tools.match.scoring import go_records
@@ -78,6 +81,17 @@ def test_every_nth_ply_before_the_last_move() -> None:
     assert sampled_plies(7, 3, None) == [3, 6]
     assert sampled_plies(7, 2, 4) == [2, 4]
     assert sampled_plies(7, 7, None) == []                # after the last move: nothing to judge
+    # A game stopped short (a move limit, a resignation) is judged after its last move too.
+    assert sampled_plies(8, 4, None, finished=False) == [4, 8]
+    assert sampled_plies(8, 4, 6, finished=False) == [4]
+
+
+def test_only_a_game_ended_by_two_passes_is_played_out(tmp_path: Path) -> None:
+    path = tmp_path / "ends.sgf"
+    path.write_text("(;FF[4]GM[1]SZ[5]KM[0.5];B[aa];W[];B[])\n"       # two passes: played out
+                    "(;FF[4]GM[1]SZ[5]KM[0.5];B[aa];W[];B[cc])\n"     # stopped after a move
+                    "(;FF[4]GM[1]SZ[5]KM[0.5];B[])\n")               # one pass only
+    assert [played_out(g) for g in go_records([path])] == [True, False, False]
 
 
 def test_the_reference_is_asked_about_each_game_after_each_ply(record: Path,
@@ -180,3 +194,29 @@ def test_a_missing_table_or_estimator_is_a_clear_error(tmp_path: Path, record: P
     with pytest.raises(SystemExit, match="the estimator failed: .*no-such-engine"):
         cli.main(["judgement", "--estimates", str(tmp_path / "out.csv"), "--records",
                   str(record), "--estimator", "no-such-engine --mode gtp"])
+
+
+def test_a_players_standing_is_its_own_lead_in_either_colour(record: Path) -> None:
+    first, second = f"{record.as_posix()}#1", f"{record.as_posix()}#2"   # a is Black, then White
+    estimates = [Estimate(first, 2, 4.0), Estimate(second, 2, -6.0), Estimate(first, 4, -3.0)]
+    games = recorded(estimates)
+    a = standings(estimates, games, "a")
+    assert [(s.ply, s.games) for s in a] == [(2, 2), (4, 1)]
+    assert a[0].lead == pytest.approx(5.0)                # +4 as Black, +6 as White
+    assert a[0].margin == pytest.approx(1.96 * np.std([4.0, 6.0], ddof=1) / 2 ** 0.5)
+    assert a[1].lead == -3.0 and np.isnan(a[1].margin)   # one game: no interval
+    assert [s.lead for s in standings(estimates, games, "b")] == [-5.0, 3.0]
+    assert standings(estimates, games, "c") == []
+
+
+def test_the_standings_table_names_each_player(record: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    table = tmp_path / "estimates.csv"
+    write_estimates(table, [Estimate(f"{record.as_posix()}#1", 2, 4.0),
+                            Estimate(f"{record.as_posix()}#2", 2, -6.0)])
+    assert cli.main(["judgement", "--estimates", str(table), "--player", "a",
+                     "--player", "b"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert rows[1:] == ["| a | 2 | 2 | +5.0 [+3.0, +7.0] |", "| b | 2 | 2 | -5.0 [-7.0, -3.0] |"]
+    with pytest.raises(SystemExit, match="'c' is neither Black nor White"):
+        cli.main(["judgement", "--estimates", str(table), "--player", "c"])

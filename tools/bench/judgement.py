@@ -8,6 +8,9 @@
     saz bench judgement --estimates /tmp/estimates-19x19.csv --model models/go.onnx \\
         --model runs/go/models/gen_00508.onnx
 
+    # where each player stands, ply by ply (the players as the records name them):
+    saz bench judgement --estimates /tmp/estimates-19x19.csv --player gen508 --max-ply 100
+
 Not a speed measurement. At 19x19 a 20-game match against GNU Go level 1 ends 0-20 for every
 generation the Go run has made so far, so a match cannot tell two of them apart; this probe asks
 whether their judgement of a position moves (docs/STRENGTH.md, "Training on 19x19 teaches the
@@ -25,6 +28,13 @@ count (Black's points less White's, less the komi); for each, how often it names
 and over every position its correlation with the reference's lead and its mean absolute error in
 points. GNU Go's estimate is a heuristic of its own; on the lopsided games saz loses at 19x19 the
 final counts bear it out.
+
+`--player NAME` reads the same table for the games' players instead: at each estimated ply, the
+player's mean lead (Black's lead, turned round where it played White) with its 95% interval. A
+19x19 match against GNU Go cut at a move limit (`saz match --max-plies 100`), estimated after
+its last move, tells two generations' openings apart where the games' results (0-20 for each)
+cannot, and before the late middle game, where the side that is behind loses its groups one by
+one and the final margins spread by hundreds of points (docs/STRENGTH.md).
 """
 from __future__ import annotations
 
@@ -33,6 +43,7 @@ import csv
 import shlex
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +107,19 @@ class Judgement:
     ownership: HeadJudgement | None
 
 
+@dataclass(frozen=True)
+class Standing:
+    """Where a player stands after `ply` moves by the reference's estimate: its mean lead over
+    the games it played, with the 95% interval's half-width (a normal approximation of the
+    mean; NaN for a single game)."""
+
+    player: str
+    ply: int
+    games: int
+    lead: float
+    margin: float
+
+
 def parse_estimate(text: str) -> float:
     """Black's lead from an `estimate_score` reply, `W+13.2 (upper bound: 23.0, lower: 3.4)`."""
     words = text.split()
@@ -104,11 +128,22 @@ def parse_estimate(text: str) -> float:
     return parse_score(words[0])
 
 
-def sampled_plies(moves: int, every: int, max_ply: int | None) -> list[int]:
+def sampled_plies(moves: int, every: int, max_ply: int | None, *,
+                  finished: bool = True) -> list[int]:
     """Every `every`th ply of a game of `moves` moves (after that many moves), up to `max_ply`,
-    stopping before its last move (a finished position has nothing left to judge)."""
-    last = moves - 1 if max_ply is None else min(moves - 1, max_ply)
+    stopping before its last move when the game was played out (a finished position has nothing
+    left to judge); a game stopped short (`saz match --max-plies`, a resignation) keeps it."""
+    end = moves - 1 if finished else moves
+    last = end if max_ply is None else min(end, max_ply)
     return list(range(every, last + 1, every))
+
+
+def played_out(game: RecordedGame) -> bool:
+    """Whether the game ended on the board: its last two moves are passes (`SgfMove.move` is
+    `width * height` for a pass)."""
+    sgf = game.sgf
+    moves = [node.move for node in sgf.nodes if node.move is not None]
+    return len(moves) >= 2 and all(m.move == sgf.width * sgf.height for m in moves[-2:])
 
 
 def estimate(reference: GtpClient, games: list[RecordedGame], every: int,
@@ -121,7 +156,8 @@ def estimate(reference: GtpClient, games: list[RecordedGame], every: int,
         path = Path(folder) / "game.sgf"
         for game in games:
             path.write_text(game.text, encoding="utf-8")
-            for ply in sampled_plies(game.sgf.moves, every, max_ply):
+            for ply in sampled_plies(game.sgf.moves, every, max_ply,
+                                     finished=played_out(game)):
                 reference.command(f"loadsgf {path} {ply + 1}", timeout=TIMEOUT)
                 lead = parse_estimate(reference.command("estimate_score", timeout=TIMEOUT))
                 found.append(Estimate(game.where, ply, lead))
@@ -145,6 +181,32 @@ def read_estimates(path: Path) -> list[Estimate]:
     return [Estimate(r["game"], int(r["ply"]), float(r["black_lead"])) for r in rows]
 
 
+def recorded(estimates: Sequence[Estimate]) -> dict[str, RecordedGame]:
+    """The Go games of the records the estimates name, by `RecordedGame.where`."""
+    files = sorted({e.game.rpartition("#")[0] for e in estimates})
+    return {game.where: game for game in go_records([Path(f) for f in files])}
+
+
+def standings(estimates: Sequence[Estimate], games: Mapping[str, RecordedGame],
+              player: str) -> list[Standing]:
+    """The player's lead (Black's lead, or White's when it played White) at each estimated ply
+    of the games where the record names it as Black or White (SGF's PB and PW, as saz match
+    writes them), ply by ply. ValueError for a game `games` does not hold."""
+    leads: dict[int, list[float]] = {}
+    for e in estimates:
+        if e.game not in games:
+            raise ValueError(f"no Go game {e.game}")
+        color = games[e.game].sgf.color_of(player)
+        if color is not None:
+            leads.setdefault(e.ply, []).append(e.black_lead if color == BLACK else -e.black_lead)
+    found = []
+    for ply, values in sorted(leads.items()):
+        n = len(values)
+        margin = 1.96 * float(np.std(values, ddof=1)) / n ** 0.5 if n > 1 else NAN
+        found.append(Standing(player, ply, n, float(np.mean(values)), margin))
+    return found
+
+
 def positions(estimates: list[Estimate]) -> list[Game]:
     """The positions the estimates are of, in their order: each game replayed once, under its
     record's komi and saz's rules (estimates of the same ply share one position, which is only
@@ -152,8 +214,7 @@ def positions(estimates: list[Estimate]) -> list[Game]:
     wanted: dict[str, set[int]] = {}
     for e in estimates:
         wanted.setdefault(e.game, set()).add(e.ply)
-    files = sorted({where.rpartition("#")[0] for where in wanted})
-    games = {game.where: game for game in go_records([Path(f) for f in files])}
+    games = recorded(estimates)
     found: dict[tuple[str, int], Game] = {}
     for where, plies in wanted.items():
         if where not in games:
@@ -234,11 +295,15 @@ def run(args: argparse.Namespace) -> int:
             raise SystemExit(f"saz bench judgement: the estimator failed: {exc}") from None
         write_estimates(args.estimates, found)
         print(f"{len(found)} estimates written to {args.estimates}", file=sys.stderr)
-    if not args.model:
+    if not args.model and not args.player:
         return 0
     try:
         estimates = [e for e in read_estimates(args.estimates)
                      if args.max_ply is None or e.ply <= args.max_ply]
+        if args.player:
+            print_standings(estimates, args.player)
+        if not args.model:
+            return 0
         games = positions(estimates)
     except (OSError, ValueError) as exc:  # a missing or malformed table, a game it names
         raise SystemExit(f"saz bench judgement: {exc}") from None
@@ -260,6 +325,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"| {model} | {j.positions} | {j.clear} | {100 * j.value_agrees:.1f}% | "
               f"{j.leader_value:+.2f} | {_cell(j.score)} | {_cell(j.ownership)} |")
     return 0
+
+
+def print_standings(estimates: Sequence[Estimate], players: Sequence[str]) -> None:
+    """The players' standings as a Markdown table; ValueError for a player in none of the
+    games."""
+    games = recorded(estimates)
+    rows = []
+    for player in players:
+        found = standings(estimates, games, player)
+        if not found:
+            raise ValueError(f"{player!r} is neither Black nor White in the estimated games")
+        rows += found
+    print("| player | ply | games | lead by the reference [95%] |")
+    print("|---|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r.player} | {r.ply} | {r.games} | {r.lead:+.1f} "
+              f"[{r.lead - r.margin:+.1f}, {r.lead + r.margin:+.1f}] |")
 
 
 def _cell(head: HeadJudgement | None) -> str:
@@ -289,6 +371,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="only positions up to this ply (when estimating and when judging)")
     p.add_argument("--model", action="append", default=[],
                    help="an exported Go model to judge (repeat to compare several)")
+    p.add_argument("--player", action="append", default=[],
+                   help="also print where this player (a name of the records' PB/PW) stands "
+                        "at each estimated ply: its mean lead with a 95%% interval; "
+                        "repeatable")
     p.add_argument("--clear", type=float, default=5.0,
                    help="the lead, in points, above which the reference's leader is taken as "
                         "clear (default 5)")
