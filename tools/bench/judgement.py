@@ -11,9 +11,9 @@
     # where each player stands, ply by ply (the players as the records name them):
     saz bench judgement --estimates /tmp/estimates-19x19.csv --player gen508 --max-ply 100
 
-Not a speed measurement. At 19x19 a 20-game match against GNU Go level 1 ends 0-20 for every
-generation the Go run has made so far, so a match cannot tell two of them apart; this probe asks
-whether their judgement of a position moves (docs/STRENGTH.md, "Training on 19x19 teaches the
+Not a speed measurement. At 19x19 a 20-game match against GNU Go level 1 ends 0-20 or 1-19 for
+every generation the Go run has made so far, so a match cannot tell two of them apart; this probe
+asks whether their judgement of a position moves (docs/STRENGTH.md, "Training on 19x19 teaches the
 judgement"). The positions are every `--every`th ply of the Go games of saz match records
 (`records.read_games`); the reference is a GTP engine's estimate of Black's lead in each
 (`loadsgf FILE N`, then GNU Go's `estimate_score`), written once to a CSV (game, ply, lead; the
